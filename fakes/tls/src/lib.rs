@@ -1,0 +1,16 @@
+//! TLS for the fakes: real clients (azure_core, kube-rs, kubectl) refuse plain HTTP or need a CA
+//! they trust, so every fake serves HTTPS with a CA generated here and written to disk.
+
+mod error;
+mod identity;
+mod pki;
+mod provider;
+mod serve;
+mod server_config;
+
+pub use error::TlsError;
+pub use identity::ClientIdentity;
+pub use pki::{IssuedCert, Pki};
+pub use provider::install_crypto_provider;
+pub use serve::{AbortConnection, HttpsServer, serve_https};
+pub use server_config::{ClientAuth, server_config};

@@ -1,0 +1,30 @@
+//! `harness`: the migration parity suite, its reports and the manifest generator.
+
+use clap::{Parser, Subcommand};
+
+/// Command line of the harness binary.
+#[derive(Debug, Parser)]
+#[command(name = "harness", version, about = "Azure in-tree to out-of-tree migration parity suite")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Draw the results of one or many build directories as an offline HTML grid.
+    Report(testgrid::cli::ReportArgs),
+    /// TestGrid tools: check a build directory, write configuration, publish.
+    Testgrid(testgrid::cli::TestgridArgs),
+    /// Generate and lint in-tree and out-of-tree manifests.
+    Manifests(ccm_manifests::cli::ManifestsArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match &cli.command {
+        Command::Report(args) => testgrid::cli::run_report(args).map_err(anyhow::Error::from_boxed),
+        Command::Testgrid(args) => testgrid::cli::run_testgrid(args).map_err(anyhow::Error::from_boxed),
+        Command::Manifests(args) => ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed),
+    }
+}

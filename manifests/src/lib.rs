@@ -1,0 +1,3 @@
+//! Manifest generator for in-tree and out-of-tree Azure clusters.
+
+pub mod cli;

@@ -1,0 +1,3 @@
+//! TestGrid results layout, JUnit dialect, configuration and the offline HTML grid.
+
+pub mod cli;
