@@ -1,0 +1,3 @@
+//! Integration tests of the `harness` binary. One module per command family.
+
+mod testgrid_cli;

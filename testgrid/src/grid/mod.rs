@@ -1,0 +1,124 @@
+//! The grid TestGrid draws: columns are builds (newest first), rows are tests plus Overall.
+
+pub mod cell;
+pub mod column;
+pub mod json_file;
+pub mod load;
+pub mod status;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::natural::natural_cmp;
+pub use cell::Cell;
+pub use column::{BuildRead, Column, ReadOptions, read_build};
+pub use status::Status;
+
+/// Columns and rows ready to draw or summarise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    /// Builds, newest `started` first (ties: greater build id first).
+    pub columns: Vec<Column>,
+    /// Row names: Overall rows first, then tests in natural order.
+    pub rows: Vec<String>,
+    cells: Vec<BTreeMap<String, Cell>>,
+}
+
+impl Grid {
+    /// Builds the grid. With builds of more than one job, test rows are prefixed with
+    /// `<job>.` as in TestGrid's multi-job groups.
+    pub fn new(mut columns: Vec<Column>) -> Self {
+        columns.sort_by(|a, b| {
+            b.started
+                .cmp(&a.started)
+                .then_with(|| natural_cmp(&b.build, &a.build))
+        });
+        let jobs: BTreeSet<&str> = columns.iter().map(|c| c.job.as_str()).collect();
+        let multi_job = jobs.len() > 1;
+        let mut overall_rows = BTreeSet::new();
+        let mut test_rows = BTreeSet::new();
+        let cells: Vec<BTreeMap<String, Cell>> = columns
+            .iter()
+            .map(|col| {
+                let mut map = BTreeMap::new();
+                overall_rows.insert(col.overall_row());
+                map.insert(col.overall_row(), col.overall.clone());
+                for (name, cell) in &col.rows {
+                    let row = if multi_job {
+                        format!("{}.{name}", col.job)
+                    } else {
+                        name.clone()
+                    };
+                    test_rows.insert(row.clone());
+                    map.insert(row, cell.clone());
+                }
+                map
+            })
+            .collect();
+        let mut overall_rows: Vec<String> = overall_rows.into_iter().collect();
+        overall_rows.sort_by(|a, b| natural_cmp(a, b));
+        let mut test_rows: Vec<String> = test_rows
+            .into_iter()
+            .filter(|r| !overall_rows.contains(r))
+            .collect();
+        test_rows.sort_by(|a, b| natural_cmp(a, b));
+        let rows = overall_rows.into_iter().chain(test_rows).collect();
+        Self {
+            columns,
+            rows,
+            cells,
+        }
+    }
+
+    /// The cell of `row` in column `index`, if that build has one.
+    pub fn cell(&self, row: &str, index: usize) -> Option<&Cell> {
+        self.cells.get(index).and_then(|m| m.get(row))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(job: &str, build: &str, started: i64, rows: &[(&str, Status)]) -> Column {
+        Column {
+            job: job.into(),
+            build: build.into(),
+            started,
+            finished: Some(started + 60),
+            commit: "missing".into(),
+            overall: Cell::new(Status::Pass),
+            rows: rows
+                .iter()
+                .map(|(n, s)| ((*n).to_owned(), Cell::new(*s)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn columns_newest_first_by_start_then_id() {
+        let g = Grid::new(vec![
+            column("j", "9", 100, &[]),
+            column("j", "10", 300, &[]),
+            column("j", "11", 300, &[]),
+        ]);
+        let order: Vec<&str> = g.columns.iter().map(|c| c.build.as_str()).collect();
+        assert_eq!(order, ["11", "10", "9"]);
+    }
+
+    #[test]
+    fn overall_first_then_natural_rows_and_job_prefix_for_many_jobs() {
+        let g = Grid::new(vec![column(
+            "j",
+            "1",
+            1,
+            &[("s.t10", Status::Pass), ("s.t9", Status::Fail)],
+        )]);
+        assert_eq!(g.rows, ["j.Overall", "s.t9", "s.t10"]);
+        assert_eq!(g.cell("s.t9", 0).map(|c| c.status), Some(Status::Fail));
+        let g = Grid::new(vec![
+            column("a", "1", 1, &[("s.x", Status::Pass)]),
+            column("b", "1", 2, &[("s.x", Status::Pass)]),
+        ]);
+        assert_eq!(g.rows, ["a.Overall", "b.Overall", "a.s.x", "b.s.x"]);
+    }
+}

@@ -1,0 +1,325 @@
+//! Golden tests: one per reading rule of TestGrid (reference testgrid.md sections 1 to 3). Each
+//! snapshot is the validator's rendering: the rows TestGrid would draw and the findings.
+
+use crate::fixture::{NOW, START, Tree, check, finished_passed, started, suite};
+use testgrid::grid::load::load;
+use testgrid::grid::{Grid, ReadOptions, Status};
+
+const PASSING: &str = r#"<testcase name="LB create is idempotent" time="12.5"/>"#;
+
+#[test]
+fn finished_without_passed_falls_back_to_result_with_icon_e() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&format!(
+            r#"{{"timestamp": {}, "result": "SUCCESS"}}"#,
+            START + 60
+        )),
+        Some(&suite(PASSING)),
+    );
+    let report = check(&dir);
+    assert!(report.has_errors());
+    assert_eq!(report.read.column.overall.status, Status::Pass);
+    assert_eq!(report.read.column.overall.icon.as_deref(), Some("E"));
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn result_failure_only_is_fail_with_icon_e() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&format!(
+            r#"{{"timestamp": {}, "result": "FAILURE"}}"#,
+            START + 60
+        )),
+        Some(&suite(PASSING)),
+    );
+    let report = check(&dir);
+    assert_eq!(
+        (
+            report.read.column.overall.status,
+            report.read.column.overall.icon.as_deref()
+        ),
+        (Status::Fail, Some("E"))
+    );
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn neither_passed_nor_result_is_fail() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&format!(r#"{{"timestamp": {}}}"#, START + 60)),
+        Some(&suite(PASSING)),
+    );
+    let report = check(&dir);
+    assert_eq!(report.read.column.overall.status, Status::Fail);
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn skipped_with_reason_shows_bare_skip_is_dropped() {
+    let t = Tree::new();
+    let cases = r#"<testcase name="IPv6 frontend" time="0"><skipped message="skipped - cluster is single-stack"/></testcase>
+<testcase name="filtered out" time="0"><skipped message="skipped"/></testcase>
+<testcase name="bare" time="0"><skipped/></testcase>
+<testcase name="reason in body"><skipped message="skipped">not on this SKU</skipped></testcase>"#;
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&finished_passed(true)),
+        Some(&suite(cases)),
+    );
+    let report = check(&dir);
+    let rows: Vec<&str> = report
+        .read
+        .column
+        .rows
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(
+        rows,
+        ["ccm-parity.IPv6 frontend", "ccm-parity.reason in body"]
+    );
+    assert!(!report.has_errors());
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn duplicate_names_in_one_run_merge_into_flaky() {
+    let t = Tree::new();
+    let cases = r#"<testcase name="retried" time="60"><failure message="timeout waiting for LB">first attempt</failure></testcase>
+<testcase name="retried" time="120"/>
+<testcase name="twice failing"><failure message="a"/></testcase>
+<testcase name="twice failing"><error message="b"/></testcase>"#;
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&finished_passed(false)),
+        Some(&suite(cases)),
+    );
+    let report = check(&dir);
+    let retried = &report.read.column.rows[0].1;
+    assert_eq!(
+        (retried.status, retried.icon.as_deref()),
+        (Status::Flaky, Some("1/2"))
+    );
+    assert_eq!(retried.metrics["test-duration-minutes"], 1.5);
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn duplicate_names_across_files_merge_too() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&finished_passed(true)),
+        Some(&suite(PASSING)),
+    );
+    t.file("1", "artifacts/junit_runner.xml", &suite(PASSING));
+    let report = check(&dir);
+    assert_eq!(report.read.column.rows.len(), 1);
+    assert!(
+        report
+            .read
+            .findings
+            .iter()
+            .any(|f| f.code == "duplicate-row")
+    );
+}
+
+#[test]
+fn numeric_properties_are_metrics_others_are_not() {
+    let t = Tree::new();
+    let cases = r#"<testcase name="arm budget" time="30">
+<properties><property name="arm-calls" value="7"/><property name="arm-writes" value="2.5"/>
+<property name="region" value="eastus"/><property name="arm-calls" value="9"/></properties></testcase>"#;
+    let xml = format!(
+        "<testsuites><testsuite name=\"ccm-parity\"><properties><property name=\"RandomSeed\" value=\"42\"/></properties>{cases}</testsuite></testsuites>"
+    );
+    let dir = t.build("1", &started(), Some(&finished_passed(true)), Some(&xml));
+    let report = check(&dir);
+    let cell = &report.read.column.rows[0].1;
+    assert_eq!(cell.metrics["arm-calls"], 8.0);
+    assert!(!cell.metrics.contains_key("RandomSeed"));
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn overall_row_states() {
+    let t = Tree::new();
+    let failing_case = r#"<testcase name="probe ports match"><failure message="probe port 31000 != 31001">diff</failure></testcase>"#;
+    let cases = [
+        ("pass", Some(finished_passed(true)), Some(suite(PASSING))),
+        (
+            "fail-with-failing-test",
+            Some(finished_passed(false)),
+            Some(suite(failing_case)),
+        ),
+        (
+            "fail-outside-tests",
+            Some(finished_passed(false)),
+            Some(suite(PASSING)),
+        ),
+        ("running", None, Some(suite(PASSING))),
+        (
+            "malformed-finished",
+            Some(r#"{"timestamp": 17"#.to_owned()),
+            None,
+        ),
+        (
+            "string-timestamp",
+            Some(r#"{"timestamp": "1767229200", "passed": true}"#.to_owned()),
+            None,
+        ),
+    ];
+    let mut out = String::new();
+    for (name, finished, junit) in &cases {
+        let dir = t.build(name, &started(), finished.as_deref(), junit.as_deref());
+        let report = check(&dir);
+        let o = &report.read.column.overall;
+        out.push_str(&format!(
+            "{name}: {} icon={:?} message={:?}\n",
+            o.status.name(),
+            o.icon,
+            o.message
+        ));
+    }
+    // Timed out: started more than 24 h before now, never finished.
+    let dir = t.build(
+        "timed-out",
+        &format!(r#"{{"timestamp": {}}}"#, NOW - 25 * 3600),
+        None,
+        None,
+    );
+    let o = check(&dir).read.column.overall;
+    out.push_str(&format!(
+        "timed-out: {} icon={:?} message={:?}\n",
+        o.status.name(),
+        o.icon,
+        o.message
+    ));
+    // No started.json at all.
+    t.file("no-started", "finished.json", &finished_passed(true));
+    let o = check(&t.job_dir().join("no-started")).read.column.overall;
+    out.push_str(&format!(
+        "no-started: {} icon={:?} message={:?}\n",
+        o.status.name(),
+        o.icon,
+        o.message
+    ));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn overall_duration_metric_and_commit_header() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&finished_passed(true)),
+        Some(&suite(PASSING)),
+    );
+    let c = check(&dir).read.column;
+    assert_eq!(c.overall.metrics["test-duration-minutes"], 60.0);
+    assert_eq!(c.commit, "v1.34.2");
+    assert_eq!(c.overall_row(), "ci-job.Overall");
+}
+
+#[test]
+fn junit_discovery_reads_only_junit_names_anywhere() {
+    let t = Tree::new();
+    let dir = t.build("1", &started(), Some(&finished_passed(true)), None);
+    let one = |n: &str| format!("<testsuite name=\"{n}\"><testcase name=\"t\"/></testsuite>");
+    t.file("1", "artifacts/sub/dir/junit.xml", &one("nested"));
+    t.file("1", "junit.e2e_suite.3.xml", &one("top"));
+    t.file("1", "artifacts/test.xml", &one("testxml"));
+    t.file("1", "artifacts/report.xml", &one("ignored"));
+    t.file(
+        "1",
+        "artifacts/junit_broken.xml",
+        "<testsuites><testsuite name=\"x\">",
+    );
+    let report = check(&dir);
+    insta::assert_snapshot!(report.render());
+}
+
+#[test]
+fn build_ids_are_ordered_naturally_and_columns_by_start_time() {
+    let t = Tree::new();
+    // ids in natural order 9 < 10 < 100; "100" started earliest (uploaded late with an old clock).
+    for (id, start) in [
+        ("9", START - 200),
+        ("10", START - 100),
+        ("100", START - 300),
+        ("1767225600123000000", START),
+    ] {
+        t.build(
+            id,
+            &format!(r#"{{"timestamp": {start}}}"#),
+            Some(&finished_passed(true)),
+            Some(&suite(PASSING)),
+        );
+    }
+    let reads = load(
+        &[t.job_dir()],
+        &ReadOptions {
+            now: NOW,
+            days_of_results: None,
+        },
+    )
+    .expect("load");
+    let grid = Grid::new(reads.into_iter().map(|r| r.column).collect());
+    let columns: Vec<&str> = grid.columns.iter().map(|c| c.build.as_str()).collect();
+    let mut by_id: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
+    by_id.sort_by(|a, b| testgrid::natural::natural_cmp(b, a));
+    insta::assert_snapshot!(format!(
+        "display order (started desc): {columns:?}\nlisting order (natural desc): {by_id:?}"
+    ));
+    // The not-newest build gets a warning from the validator.
+    let report = check(&t.job_dir().join("10"));
+    assert!(
+        report
+            .read
+            .findings
+            .iter()
+            .any(|f| f.code == "build-id-not-newest")
+    );
+}
+
+#[test]
+fn json_type_errors_and_millisecond_timestamps() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        r#"{"timestamp": 1767225600000}"#,
+        Some(r#"{"timestamp": 1767229200, "passed": "true"}"#),
+        Some(&suite(PASSING)),
+    );
+    insta::assert_snapshot!(check(&dir).render());
+}
+
+#[test]
+fn too_old_builds_show_unknown_when_days_of_results_given() {
+    let t = Tree::new();
+    let dir = t.build(
+        "1",
+        &started(),
+        Some(&finished_passed(true)),
+        Some(&suite(PASSING)),
+    );
+    let opts = ReadOptions {
+        now: NOW + 20 * 86_400,
+        days_of_results: Some(15),
+    };
+    let report = testgrid::check::check_build(&dir, &opts).expect("check");
+    assert_eq!(report.read.column.overall.status, Status::Unknown);
+}
