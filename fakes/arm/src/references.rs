@@ -1,0 +1,596 @@
+//! Cross-resource references: extraction of the `{id}` references a document holds, the incoming-reference
+//! index, the read-only back-reference fields NRP/CRP derive from it (pool `backendIPConfigurations`, PIP
+//! `ipConfiguration`, subnet `ipConfigurations`, ...), and the in-use errors that block deletes.
+
+use crate::error::ArmError;
+use crate::id::{key_of, last_name, parent_of};
+use crate::kinds::KindId;
+use http::StatusCode;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+/// What a reference means; decides the back-reference field and the in-use error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RefKind {
+    /// NIC ipconfig → LB backend pool.
+    PoolMember,
+    /// NIC ipconfig → LB inbound NAT rule.
+    NatRuleMember,
+    /// NIC ipconfig / LB frontend / PLS ipconfig / VMSS model → subnet.
+    SubnetUser,
+    /// NIC ipconfig / LB frontend → public IP.
+    PipUser,
+    /// NIC → NSG.
+    NsgOfNic,
+    /// Subnet → NSG.
+    NsgOfSubnet,
+    /// Subnet → route table.
+    RouteTableOfSubnet,
+    /// VM → NIC.
+    VmOfNic,
+    /// VM → availability set.
+    VmOfAvailabilitySet,
+    /// Flexible VM → scale set.
+    VmOfScaleSet,
+    /// VMSS model ipconfig → LB pool (or NAT pool / probe).
+    ScaleSetModel,
+    /// PLS → LB frontend.
+    PlsFrontend,
+    /// LB rule → frontend / pool / probe (same LB).
+    LbRule,
+    /// LB outbound rule → frontend / pool (same LB).
+    LbOutboundRule,
+    /// LB inbound NAT rule → frontend (same LB).
+    LbNatRule,
+}
+
+/// One reference held by a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ref {
+    /// Display id of the referencing object (the NIC ipconfig, the subnet, the rule...).
+    pub from: String,
+    /// Referenced id as written by the client.
+    pub to: String,
+    /// Meaning.
+    pub kind: RefKind,
+}
+
+/// Incoming references: lower-cased target id → (owner entry key, reference).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct RefIndex {
+    map: HashMap<String, Vec<(String, Ref)>>,
+}
+
+impl RefIndex {
+    /// Registers the references of an entry.
+    pub fn add(&mut self, owner: &str, refs: &[Ref]) {
+        for r in refs {
+            self.map
+                .entry(key_of(&r.to))
+                .or_default()
+                .push((owner.to_string(), r.clone()));
+        }
+    }
+
+    /// Unregisters the references of an entry.
+    pub fn remove(&mut self, owner: &str, refs: &[Ref]) {
+        for r in refs {
+            let k = key_of(&r.to);
+            if let Some(v) = self.map.get_mut(&k) {
+                v.retain(|(o, rr)| !(o == owner && rr == r));
+                if v.is_empty() {
+                    self.map.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// References pointing at `target_key`.
+    pub fn incoming(&self, target_key: &str) -> &[(String, Ref)] {
+        self.map.get(target_key).map(Vec::as_slice).unwrap_or(&[])
+    }
+}
+
+fn ref_id(v: Option<&Value>) -> Option<String> {
+    v?.get("id")?.as_str().map(String::from)
+}
+
+fn each_child<'a>(doc: &'a Value, coll: &str) -> impl Iterator<Item = &'a Value> {
+    doc.pointer(&format!("/properties/{coll}"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn child_id(c: &Value) -> String {
+    c.get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn push(out: &mut Vec<Ref>, from: &str, to: Option<String>, kind: RefKind) {
+    if let Some(to) = to.filter(|t| !t.is_empty()) {
+        out.push(Ref {
+            from: from.to_string(),
+            to,
+            kind,
+        });
+    }
+}
+
+fn nic_ipconfig_refs(out: &mut Vec<Ref>, ipc: &Value) {
+    let from = child_id(ipc);
+    let p = ipc.get("properties");
+    push(
+        out,
+        &from,
+        ref_id(p.and_then(|p| p.get("subnet"))),
+        RefKind::SubnetUser,
+    );
+    push(
+        out,
+        &from,
+        ref_id(p.and_then(|p| p.get("publicIPAddress"))),
+        RefKind::PipUser,
+    );
+    for pool in p
+        .and_then(|p| p.get("loadBalancerBackendAddressPools"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        push(out, &from, ref_id(Some(pool)), RefKind::PoolMember);
+    }
+    for rule in p
+        .and_then(|p| p.get("loadBalancerInboundNatRules"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        push(out, &from, ref_id(Some(rule)), RefKind::NatRuleMember);
+    }
+}
+
+/// Extracts every reference a stored document holds.
+pub(crate) fn extract(kind: KindId, doc: &Value) -> Vec<Ref> {
+    let mut out = Vec::new();
+    let id = doc
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let props = doc.get("properties");
+    match kind {
+        KindId::Nic | KindId::VmssNic => {
+            push(
+                &mut out,
+                &id,
+                ref_id(props.and_then(|p| p.get("networkSecurityGroup"))),
+                RefKind::NsgOfNic,
+            );
+            for ipc in each_child(doc, "ipConfigurations") {
+                nic_ipconfig_refs(&mut out, ipc);
+            }
+        }
+        KindId::Vnet => {
+            for s in each_child(doc, "subnets") {
+                let from = child_id(s);
+                let p = s.get("properties");
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("networkSecurityGroup"))),
+                    RefKind::NsgOfSubnet,
+                );
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("routeTable"))),
+                    RefKind::RouteTableOfSubnet,
+                );
+            }
+        }
+        KindId::LoadBalancer => {
+            for fe in each_child(doc, "frontendIPConfigurations") {
+                let from = child_id(fe);
+                let p = fe.get("properties");
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("publicIPAddress"))),
+                    RefKind::PipUser,
+                );
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("subnet"))),
+                    RefKind::SubnetUser,
+                );
+            }
+            for r in each_child(doc, "loadBalancingRules") {
+                let from = child_id(r);
+                let p = r.get("properties");
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("frontendIPConfiguration"))),
+                    RefKind::LbRule,
+                );
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("backendAddressPool"))),
+                    RefKind::LbRule,
+                );
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("probe"))),
+                    RefKind::LbRule,
+                );
+                for pool in p
+                    .and_then(|p| p.get("backendAddressPools"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let to = ref_id(Some(pool));
+                    if to.as_deref().map(key_of)
+                        != ref_id(p.and_then(|p| p.get("backendAddressPool")))
+                            .as_deref()
+                            .map(key_of)
+                    {
+                        push(&mut out, &from, to, RefKind::LbRule);
+                    }
+                }
+            }
+            for r in each_child(doc, "outboundRules") {
+                let from = child_id(r);
+                let p = r.get("properties");
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(p.and_then(|p| p.get("backendAddressPool"))),
+                    RefKind::LbOutboundRule,
+                );
+                for fe in p
+                    .and_then(|p| p.get("frontendIPConfigurations"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    push(&mut out, &from, ref_id(Some(fe)), RefKind::LbOutboundRule);
+                }
+            }
+            for r in each_child(doc, "inboundNatRules") {
+                let from = child_id(r);
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(r.pointer("/properties/frontendIPConfiguration")),
+                    RefKind::LbNatRule,
+                );
+                push(
+                    &mut out,
+                    &from,
+                    ref_id(r.pointer("/properties/backendAddressPool")),
+                    RefKind::LbNatRule,
+                );
+            }
+        }
+        KindId::PrivateLinkService => {
+            for fe in props
+                .and_then(|p| p.get("loadBalancerFrontendIpConfigurations"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                push(&mut out, &id, ref_id(Some(fe)), RefKind::PlsFrontend);
+            }
+            for ipc in props
+                .and_then(|p| p.get("ipConfigurations"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                push(
+                    &mut out,
+                    &id,
+                    ref_id(ipc.pointer("/properties/subnet")),
+                    RefKind::SubnetUser,
+                );
+            }
+        }
+        KindId::Vm => {
+            for nic in props
+                .and_then(|p| p.pointer("/networkProfile/networkInterfaces"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                push(&mut out, &id, ref_id(Some(nic)), RefKind::VmOfNic);
+            }
+            push(
+                &mut out,
+                &id,
+                ref_id(props.and_then(|p| p.get("availabilitySet"))),
+                RefKind::VmOfAvailabilitySet,
+            );
+            push(
+                &mut out,
+                &id,
+                ref_id(props.and_then(|p| p.get("virtualMachineScaleSet"))),
+                RefKind::VmOfScaleSet,
+            );
+        }
+        KindId::Vmss => {
+            let nics = props.and_then(|p| {
+                p.pointer("/virtualMachineProfile/networkProfile/networkInterfaceConfigurations")
+            });
+            for nic in nics.and_then(Value::as_array).into_iter().flatten() {
+                push(
+                    &mut out,
+                    &id,
+                    ref_id(nic.pointer("/properties/networkSecurityGroup")),
+                    RefKind::ScaleSetModel,
+                );
+                for ipc in nic
+                    .pointer("/properties/ipConfigurations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let p = ipc.get("properties");
+                    push(
+                        &mut out,
+                        &id,
+                        ref_id(p.and_then(|p| p.get("subnet"))),
+                        RefKind::SubnetUser,
+                    );
+                    for field in [
+                        "loadBalancerBackendAddressPools",
+                        "loadBalancerInboundNatPools",
+                    ] {
+                        for pool in p
+                            .and_then(|p| p.get(field))
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                        {
+                            push(&mut out, &id, ref_id(Some(pool)), RefKind::ScaleSetModel);
+                        }
+                    }
+                }
+            }
+            push(
+                &mut out,
+                &id,
+                ref_id(
+                    props.and_then(|p| {
+                        p.pointer("/virtualMachineProfile/networkProfile/healthProbe")
+                    }),
+                ),
+                RefKind::ScaleSetModel,
+            );
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The read-only back-reference fields a target of the given collection type carries, with the reference
+/// kinds that feed each and whether the field is a single `{id}` rather than an array.
+pub(crate) fn backref_fields(
+    target_type: &str,
+) -> &'static [(&'static str, &'static [RefKind], bool)] {
+    match target_type {
+        "backendaddresspools" => &[
+            ("backendIPConfigurations", &[RefKind::PoolMember], false),
+            ("loadBalancingRules", &[RefKind::LbRule], false),
+            ("outboundRules", &[RefKind::LbOutboundRule], false),
+        ],
+        "frontendipconfigurations" => &[
+            ("loadBalancingRules", &[RefKind::LbRule], false),
+            ("outboundRules", &[RefKind::LbOutboundRule], false),
+            ("inboundNatRules", &[RefKind::LbNatRule], false),
+        ],
+        "probes" => &[("loadBalancingRules", &[RefKind::LbRule], false)],
+        "inboundnatrules" => &[("backendIPConfiguration", &[RefKind::NatRuleMember], true)],
+        "subnets" => &[("ipConfigurations", &[RefKind::SubnetUser], false)],
+        "publicipaddresses" => &[("ipConfiguration", &[RefKind::PipUser], true)],
+        "networksecuritygroups" => &[
+            ("networkInterfaces", &[RefKind::NsgOfNic], false),
+            ("subnets", &[RefKind::NsgOfSubnet], false),
+        ],
+        "routetables" => &[("subnets", &[RefKind::RouteTableOfSubnet], false)],
+        "networkinterfaces" => &[("virtualMachine", &[RefKind::VmOfNic], true)],
+        "availabilitysets" => &[("virtualMachines", &[RefKind::VmOfAvailabilitySet], false)],
+        _ => &[],
+    }
+}
+
+/// Type segment preceding the last name of an id, lower-cased.
+pub(crate) fn collection_of(key: &str) -> String {
+    let trimmed = key.trim_end_matches('/');
+    let mut it = trimmed.rsplit('/');
+    it.next();
+    it.next().unwrap_or("").to_ascii_lowercase()
+}
+
+/// Writes the back-reference fields of `obj` (the object named `target_key`) from the index.
+/// Subnet `ipConfigurations` lists only NIC ipconfigs and LB frontends, like NRP (PLS/VMSS users are not listed).
+pub(crate) fn apply_backrefs(obj: &mut Value, target_key: &str, index: &RefIndex) {
+    let fields = backref_fields(&collection_of(target_key));
+    if fields.is_empty() {
+        return;
+    }
+    let incoming = index.incoming(target_key);
+    let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (field, kinds, single) in fields {
+        let mut ids: Vec<&str> = Vec::new();
+        for (_, r) in incoming {
+            if kinds.contains(&r.kind) && !ids.iter().any(|i| i.eq_ignore_ascii_case(&r.from)) {
+                let is_scale_set_user = r.kind == RefKind::SubnetUser
+                    && !r.from.to_ascii_lowercase().contains("/ipconfigurations/")
+                    && !r
+                        .from
+                        .to_ascii_lowercase()
+                        .contains("/frontendipconfigurations/");
+                if !is_scale_set_user {
+                    ids.push(&r.from);
+                }
+            }
+        }
+        ids.sort_by_key(|a| a.to_ascii_lowercase());
+        if ids.is_empty() {
+            props.remove(*field);
+        } else if *single {
+            props.insert((*field).to_string(), json!({ "id": ids[0] }));
+        } else {
+            props.insert(
+                (*field).to_string(),
+                Value::Array(ids.iter().map(|i| json!({ "id": i })).collect()),
+            );
+        }
+    }
+}
+
+/// Removes the back-reference fields a client may have echoed back in a PUT body (they are read-only).
+pub(crate) fn strip_backrefs(obj: &mut Value, target_type: &str) {
+    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+        for (field, _, _) in backref_fields(target_type) {
+            props.remove(*field);
+        }
+    }
+}
+
+/// The error a delete (or a removal inside a parent PUT) gets when `target` is still referenced by `users`.
+pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
+    let first = users[0];
+    let user = first.from.as_str();
+    match (collection_of(&key_of(target)).as_str(), first.kind) {
+        ("publicipaddresses", _) => ArmError::bad_request(
+            "PublicIPAddressCannotBeDeleted",
+            format!(
+                "Public IP address {target} can not be deleted since it is still allocated to resource {user}. In order to delete the public IP, disassociate/detach the Public IP address from the resource.  To learn how to do this, see aka.ms/deletepublicip."
+            ),
+        ),
+        ("networksecuritygroups", _) => {
+            let list: Vec<&str> = users.iter().map(|u| u.from.as_str()).collect();
+            ArmError::bad_request(
+                "InUseNetworkSecurityGroupCannotBeDeleted",
+                format!(
+                    "Network security group {target} cannot be deleted because it is in use by the following resources: {}. In order to delete the Network security group, remove the association with the resource(s). To learn how to do this, see https://aka.ms/deletensg.",
+                    list.join(", ")
+                ),
+            )
+        }
+        ("subnets", _) => ArmError::bad_request(
+            "InUseSubnetCannotBeDeleted",
+            format!(
+                "Subnet {} is in use by {user} and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet. See aka.ms/deletesubnet.",
+                last_name(target)
+            ),
+        ),
+        ("routetables", _) => ArmError::bad_request(
+            "InUseRouteTableCannotBeDeleted",
+            format!(
+                "Route table {target} is in use by {user} and cannot be deleted. In order to delete the route table, remove the association with the subnet(s)."
+            ),
+        ),
+        ("networkinterfaces", _) => ArmError::bad_request(
+            "NicInUse",
+            format!(
+                "Network Interface {target} is used by existing resource {user}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic."
+            ),
+        ),
+        ("availabilitysets", _) => ArmError::new(
+            StatusCode::CONFLICT,
+            "OperationNotAllowed",
+            format!(
+                "Availability Set '{}' cannot be deleted. Before deleting an Availability Set please ensure that it does not contain any VM.",
+                last_name(target)
+            ),
+        ),
+        ("virtualmachinescalesets", _) => ArmError::new(
+            StatusCode::CONFLICT,
+            "OperationNotAllowed",
+            format!(
+                "Virtual Machine Scale Set '{}' cannot be deleted because it still contains virtual machine {user}.",
+                last_name(target)
+            ),
+        ),
+        (_, RefKind::ScaleSetModel) => ArmError::bad_request(
+            "LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet",
+            format!(
+                "Cannot remove backend address pool {} from load balancer since it is in use by virtual machine scale set {user}.",
+                last_name(target)
+            ),
+        ),
+        (_, RefKind::PlsFrontend) => ArmError::bad_request(
+            "LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService",
+            format!(
+                "Frontend IP configuration {target} cannot be deleted because it is in use by private link service {user}."
+            ),
+        ),
+        (_, RefKind::PoolMember) | (_, RefKind::NatRuleMember) => ArmError::bad_request(
+            "LoadBalancerInUseByNetworkInterface",
+            format!(
+                "Load balancer child resource {target} cannot be deleted because it is referenced by network interface IP configuration {user}. Remove the reference from the network interface first."
+            ),
+        ),
+        _ => ArmError::bad_request(
+            "ResourceInUse",
+            format!("Resource {target} cannot be deleted because it is referenced by {user}."),
+        ),
+    }
+}
+
+/// The error a whole-LB delete gets when a scale set model still references its children.
+pub(crate) fn lb_in_use_by_vmss(lb_id: &str, children: &[String], vmss: &str) -> ArmError {
+    ArmError::bad_request(
+        "LoadBalancerInUseByVirtualMachineScaleSet",
+        format!(
+            "Cannot delete load balancer {lb_id} since its child resources {} are in use by virtual machine scale set {vmss}.",
+            children.join(", ")
+        ),
+    )
+}
+
+/// `true` when `from` (an id) is owned by the entry `owner_key` or its children.
+pub(crate) fn owned_by(from: &str, owner_key: &str) -> bool {
+    let k = key_of(from);
+    k == owner_key || k.starts_with(&format!("{owner_key}/"))
+}
+
+/// The parent id of a child id, used to find the owning LB of a pool.
+pub(crate) fn parent_key(id: &str) -> String {
+    key_of(parent_of(id).unwrap_or(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nic_refs_feed_pool_backrefs() {
+        let nic = json!({"id":"/s/n","properties":{"ipConfigurations":[{"id":"/s/n/ipConfigurations/ip","properties":{
+            "loadBalancerBackendAddressPools":[{"id":"/x/lb/backendAddressPools/p"}],"subnet":{"id":"/x/v/subnets/s"}}}]}});
+        let refs = extract(KindId::Nic, &nic);
+        assert_eq!(refs.len(), 2);
+        let mut idx = RefIndex::default();
+        idx.add("/s/n", &refs);
+        let mut pool = json!({"properties":{}});
+        apply_backrefs(&mut pool, "/x/lb/backendaddresspools/p", &idx);
+        assert_eq!(
+            pool["properties"]["backendIPConfigurations"],
+            json!([{"id":"/s/n/ipConfigurations/ip"}])
+        );
+        idx.remove("/s/n", &refs);
+        apply_backrefs(&mut pool, "/x/lb/backendaddresspools/p", &idx);
+        assert!(pool["properties"].get("backendIPConfigurations").is_none());
+    }
+}

@@ -1,0 +1,488 @@
+//! Compute resources: VMs (instance view, NIC ownership), scale sets (uniform instances materialised from
+//! `sku.capacity` with their NICs at the Compute NIC path; flexible members are ordinary VMs), scale-set VM
+//! updates (PUT is a merge) and availability sets.
+
+use super::network::prepare_ipconfigs;
+use crate::error::ArmError;
+use crate::id::{ArmPath, key_of};
+use crate::kinds::KindId;
+use crate::lro::now_rfc3339;
+use crate::references::{Ref, RefKind};
+use crate::store::{Entry, Store};
+use crate::write::{WriteCtx, merge};
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// Builds (or keeps) the instance view of a VM / scale-set VM; `None` for other kinds.
+pub(crate) fn initial_instance_view(
+    kind: KindId,
+    doc: &Value,
+    existing: Option<Value>,
+) -> Option<Value> {
+    if !matches!(kind, KindId::Vm | KindId::VmssVm) {
+        return None;
+    }
+    if existing.is_some() {
+        return existing;
+    }
+    let computer = doc
+        .pointer("/properties/osProfile/computerName")
+        .and_then(Value::as_str)
+        .or(doc["name"].as_str())
+        .unwrap_or_default();
+    Some(json!({
+        "computerName": computer,
+        "platformUpdateDomain": 0,
+        "platformFaultDomain": 0,
+        "statuses": [
+            { "code": "ProvisioningState/succeeded", "level": "Info", "displayStatus": "Provisioning succeeded", "time": now_rfc3339() },
+            { "code": "PowerState/running", "level": "Info", "displayStatus": "VM running" }
+        ]
+    }))
+}
+
+/// Replaces the `PowerState/*` status of an instance view.
+pub(crate) fn set_power_state_in(iv: &mut Value, code: &str, display: &str) {
+    let status =
+        json!({ "code": format!("PowerState/{code}"), "level": "Info", "displayStatus": display });
+    match iv.get_mut("statuses").and_then(Value::as_array_mut) {
+        Some(arr) => {
+            arr.retain(|s| {
+                !s["code"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("PowerState/")
+            });
+            arr.push(status);
+        }
+        None => iv["statuses"] = json!([status]),
+    }
+}
+
+fn default(props: &mut Value, field: &str, v: Value) {
+    if props.get(field).is_none_or(Value::is_null) {
+        props[field] = v;
+    }
+}
+
+/// Prepares VM, VMSS, VMSS VM and availability-set documents.
+pub(crate) fn prepare(
+    _store: &Store,
+    kind: KindId,
+    doc: &mut Value,
+    existing: Option<&Entry>,
+    path: &ArmPath,
+    _cx: &WriteCtx,
+) -> Result<(), ArmError> {
+    let keep = |field: &str| existing.and_then(|e| e.doc.pointer(field).cloned());
+    match kind {
+        KindId::Vm => {
+            let vm_id =
+                keep("/properties/vmId").unwrap_or_else(|| json!(uuid::Uuid::new_v4().to_string()));
+            let created = keep("/properties/timeCreated").unwrap_or_else(|| json!(now_rfc3339()));
+            let p = &mut doc["properties"];
+            p["vmId"] = vm_id;
+            p["timeCreated"] = created;
+            p.as_object_mut().map(|o| o.remove("instanceView"));
+            for field in ["availabilitySet", "virtualMachineScaleSet"] {
+                if let Some(id) = p.get(field).and_then(|v| v.get("id")).cloned() {
+                    p[field] = json!({ "id": id });
+                }
+            }
+        }
+        KindId::Vmss => {
+            let unique = keep("/properties/uniqueId")
+                .unwrap_or_else(|| json!(uuid::Uuid::new_v4().to_string()));
+            let created = keep("/properties/timeCreated").unwrap_or_else(|| json!(now_rfc3339()));
+            let p = &mut doc["properties"];
+            p["uniqueId"] = unique;
+            p["timeCreated"] = created;
+            default(p, "orchestrationMode", json!("Uniform"));
+            let mode = p["orchestrationMode"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if !matches!(mode.as_str(), "Uniform" | "Flexible") {
+                return Err(ArmError::invalid_parameter(
+                    format!(
+                        "The value '{mode}' of parameter 'orchestrationMode' is not allowed. Allowed values are 'Uniform', 'Flexible'."
+                    ),
+                    "orchestrationMode",
+                ));
+            }
+            if let Some(prev) = existing.and_then(|e| {
+                e.doc
+                    .pointer("/properties/orchestrationMode")
+                    .and_then(Value::as_str)
+            }) && prev != mode
+            {
+                return Err(ArmError::new(
+                    StatusCode::CONFLICT,
+                    "PropertyChangeNotAllowed",
+                    "Changing property 'orchestrationMode' is not allowed.",
+                )
+                .with_target("orchestrationMode"));
+            }
+            if mode == "Uniform" {
+                default(p, "upgradePolicy", json!({ "mode": "Manual" }));
+            }
+            let capacity = doc
+                .pointer("/sku/capacity")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if capacity < 0 {
+                return Err(ArmError::invalid_parameter(
+                    "The value of parameter 'sku.capacity' is out of range. It must be between 0 and 1000.",
+                    "sku.capacity",
+                ));
+            }
+        }
+        KindId::VmssVm => {
+            let Some(e) = existing else {
+                let name = path.names.last().cloned().unwrap_or_default();
+                return Err(ArmError::new(
+                    StatusCode::NOT_FOUND,
+                    "NotFound",
+                    format!(
+                        "The entity was not found in this Azure location. Resource '{name}' not found."
+                    ),
+                ));
+            };
+            // CRP merges a scale-set VM PUT into the stored model.
+            let mut merged = e.doc.clone();
+            for field in ["properties", "tags", "zones", "plan"] {
+                if let Some(v) = doc.get(field) {
+                    if field == "properties" {
+                        let mut v = v.clone();
+                        for ro in [
+                            "vmId",
+                            "latestModelApplied",
+                            "instanceView",
+                            "networkProfile",
+                            "provisioningState",
+                        ] {
+                            v.as_object_mut().map(|o| o.remove(ro));
+                        }
+                        merge(&mut merged[field], &v);
+                    } else {
+                        merged[field] = v.clone();
+                    }
+                }
+            }
+            *doc = merged;
+        }
+        KindId::AvailabilitySet => {
+            if doc.get("sku").is_none_or(Value::is_null) {
+                doc["sku"] = json!({ "name": "Classic" });
+            }
+            let p = &mut doc["properties"];
+            default(p, "platformFaultDomainCount", json!(2));
+            default(p, "platformUpdateDomainCount", json!(5));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// VM checks: NICs not owned by another VM; flexible scale set reference must be a Flexible scale set.
+pub(crate) fn validate_vm_references(
+    store: &Store,
+    key: &str,
+    doc: &Value,
+    refs: &[Ref],
+) -> Result<(), ArmError> {
+    for r in refs {
+        match r.kind {
+            RefKind::VmOfNic => {
+                if let Some((_, other)) = store
+                    .index
+                    .incoming(&key_of(&r.to))
+                    .iter()
+                    .find(|(o, rr)| o != key && rr.kind == RefKind::VmOfNic)
+                {
+                    return Err(ArmError::bad_request(
+                        "NicInUse",
+                        format!(
+                            "Network Interface {} is used by existing resource {}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic.",
+                            r.to, other.from
+                        ),
+                    ));
+                }
+            }
+            RefKind::VmOfScaleSet => {
+                let mode = store
+                    .object(&key_of(&r.to))
+                    .and_then(|v| v.pointer("/properties/orchestrationMode"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("Uniform");
+                if mode != "Flexible" {
+                    return Err(ArmError::invalid_parameter(
+                        format!(
+                            "Virtual Machine Scale Set {} is not in Flexible orchestration mode; only Flexible scale sets can reference standalone virtual machines.",
+                            r.to
+                        ),
+                        "properties.virtualMachineScaleSet.id",
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = doc;
+    Ok(())
+}
+
+fn instance_keys(store: &Store, vmss_key: &str) -> Vec<(u64, String)> {
+    let prefix = format!("{vmss_key}/virtualmachines/");
+    let mut out: Vec<(u64, String)> = store
+        .entries
+        .range(prefix.clone()..)
+        .take_while(|(k, _)| k.starts_with(&prefix))
+        .filter(|(k, e)| e.kind == KindId::VmssVm && !k[prefix.len()..].contains('/'))
+        .filter_map(|(k, _)| {
+            k[prefix.len()..]
+                .parse::<u64>()
+                .ok()
+                .map(|i| (i, k.clone()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn computer_name(prefix: &str, i: u64) -> String {
+    let mut digits = String::new();
+    let mut n = i;
+    for _ in 0..6 {
+        let d = (n % 36) as u32;
+        digits.insert(0, char::from_digit(d, 36).unwrap_or('0'));
+        n /= 36;
+    }
+    format!("{prefix}{digits}")
+}
+
+/// Brings a uniform scale set's instances in line with `sku.capacity` (adds the next instance ids, removes
+/// the highest ones) and marks instances whose network model differs from the scale set's as not latest.
+pub(crate) fn sync_instances(
+    store: &mut Store,
+    vmss_key: &str,
+    _cx: &WriteCtx,
+) -> Result<(), ArmError> {
+    let Some(vmss) = store.entries.get(vmss_key).map(|e| e.doc.clone()) else {
+        return Ok(());
+    };
+    if vmss
+        .pointer("/properties/orchestrationMode")
+        .and_then(Value::as_str)
+        != Some("Uniform")
+    {
+        return Ok(());
+    }
+    let capacity = vmss
+        .pointer("/sku/capacity")
+        .and_then(Value::as_u64)
+        .unwrap_or(0) as usize;
+    let model_net = vmss
+        .pointer("/properties/virtualMachineProfile/networkProfile/networkInterfaceConfigurations")
+        .cloned()
+        .unwrap_or(json!([]));
+    let automatic = vmss
+        .pointer("/properties/upgradePolicy/mode")
+        .and_then(Value::as_str)
+        .is_some_and(|m| m != "Manual");
+    let existing = instance_keys(store, vmss_key);
+    if existing.len() > capacity {
+        let remove: Vec<String> = existing[capacity..]
+            .iter()
+            .flat_map(|(_, k)| {
+                let prefix = format!("{k}/");
+                let mut ks: Vec<String> = store
+                    .entries
+                    .range(prefix.clone()..)
+                    .take_while(|(kk, _)| kk.starts_with(&prefix))
+                    .map(|(kk, _)| kk.clone())
+                    .collect();
+                ks.push(k.clone());
+                ks
+            })
+            .collect();
+        store.remove_entries(&remove);
+    }
+    for (_, k) in instance_keys(store, vmss_key) {
+        let Some(e) = store.entries.get(&k) else {
+            continue;
+        };
+        let mut doc = e.doc.clone();
+        if automatic {
+            doc["properties"]["networkProfileConfiguration"] =
+                json!({ "networkInterfaceConfigurations": model_net });
+        }
+        let latest = doc
+            .pointer("/properties/networkProfileConfiguration/networkInterfaceConfigurations")
+            == Some(&model_net);
+        doc["properties"]["latestModelApplied"] = json!(latest);
+        let kind = e.kind;
+        if doc != e.doc {
+            store.commit(&k, kind, doc, None);
+            sync_instance_nics(store, &k);
+        }
+    }
+    let vmss_id = vmss["id"].as_str().unwrap_or_default().to_string();
+    let vmss_name = vmss["name"].as_str().unwrap_or_default().to_string();
+    let prefix = vmss
+        .pointer("/properties/virtualMachineProfile/osProfile/computerNamePrefix")
+        .and_then(Value::as_str)
+        .unwrap_or(&vmss_name)
+        .to_string();
+    let mut next = instance_keys(store, vmss_key)
+        .last()
+        .map_or(0, |(i, _)| i + 1);
+    while instance_keys(store, vmss_key).len() < capacity {
+        let id = format!("{vmss_id}/virtualMachines/{next}");
+        let mut sku = vmss.get("sku").cloned().unwrap_or(json!({}));
+        sku.as_object_mut().map(|o| o.remove("capacity"));
+        let mut doc = json!({
+            "name": format!("{vmss_name}_{next}"),
+            "id": id,
+            "type": "Microsoft.Compute/virtualMachineScaleSets/virtualMachines",
+            "location": vmss["location"],
+            "instanceId": next.to_string(),
+            "sku": sku,
+            "etag": "\"1\"",
+            "properties": {
+                "latestModelApplied": true,
+                "vmId": uuid::Uuid::new_v4().to_string(),
+                "hardwareProfile": { "vmSize": vmss.pointer("/sku/name").cloned().unwrap_or(Value::Null) },
+                "osProfile": { "computerName": computer_name(&prefix, next) },
+                "networkProfile": { "networkInterfaces": [] },
+                "networkProfileConfiguration": { "networkInterfaceConfigurations": model_net },
+                "provisioningState": "Succeeded",
+                "timeCreated": now_rfc3339()
+            }
+        });
+        if let Some(z) = vmss
+            .get("zones")
+            .and_then(Value::as_array)
+            .filter(|z| !z.is_empty())
+        {
+            doc["zones"] = json!([z[(next as usize) % z.len()]]);
+        }
+        if let Some(tags) = vmss.get("tags") {
+            doc["tags"] = tags.clone();
+        }
+        let key = key_of(&id);
+        let iv = initial_instance_view(KindId::VmssVm, &doc, None);
+        store.commit(&key, KindId::VmssVm, doc, iv);
+        if let Some(e) = store.entries.get_mut(&key) {
+            e.version = 1;
+        }
+        sync_instance_nics(store, &key);
+        next += 1;
+    }
+    Ok(())
+}
+
+/// Rebuilds the NICs of one uniform instance from its `networkProfileConfiguration`.
+pub(crate) fn sync_instance_nics(store: &mut Store, instance_key: &str) {
+    let Some(inst) = store.entries.get(instance_key).map(|e| e.doc.clone()) else {
+        return;
+    };
+    let inst_id = inst["id"].as_str().unwrap_or_default().to_string();
+    let configs = inst
+        .pointer("/properties/networkProfileConfiguration/networkInterfaceConfigurations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let prefix = format!("{instance_key}/networkinterfaces/");
+    let old: Vec<String> = store
+        .entries
+        .range(prefix.clone()..)
+        .take_while(|(k, _)| k.starts_with(&prefix))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut keep = Vec::new();
+    let mut nic_refs = Vec::new();
+    for cfg in &configs {
+        let name = cfg["name"].as_str().unwrap_or_default();
+        let nic_id = format!("{inst_id}/networkInterfaces/{name}");
+        let key = key_of(&nic_id);
+        let previous = store.entries.get(&key).map(|e| e.doc.clone());
+        let ipcs: Vec<Value> = cfg.pointer("/properties/ipConfigurations").and_then(Value::as_array).into_iter().flatten().map(|ipc| {
+            let ipc_name = ipc["name"].as_str().unwrap_or_default();
+            let mut p = ipc.get("properties").cloned().unwrap_or(json!({}));
+            if let Some(o) = p.as_object_mut() {
+                for ro in ["publicIPAddressConfiguration", "loadBalancerInboundNatPools", "applicationGatewayBackendAddressPools"] {
+                    o.remove(ro);
+                }
+            }
+            json!({ "name": ipc_name, "id": format!("{nic_id}/ipConfigurations/{ipc_name}"), "type": "Microsoft.Network/networkInterfaces/ipConfigurations", "properties": p })
+        }).collect();
+        let mut doc = json!({
+            "name": name, "id": nic_id, "type": "Microsoft.Network/networkInterfaces", "location": inst["location"],
+            "properties": {
+                "ipConfigurations": ipcs,
+                "primary": cfg.pointer("/properties/primary").cloned().unwrap_or(json!(true)),
+                "enableAcceleratedNetworking": cfg.pointer("/properties/enableAcceleratedNetworking").cloned().unwrap_or(json!(false)),
+                "enableIPForwarding": cfg.pointer("/properties/enableIPForwarding").cloned().unwrap_or(json!(false)),
+                "virtualMachine": { "id": inst_id },
+                "macAddress": previous.as_ref().and_then(|p| p.pointer("/properties/macAddress").cloned()).unwrap_or_else(|| json!(format!("00-0D-3A-{:06X}", store.alloc.next_mac))),
+                "resourceGuid": previous.as_ref().and_then(|p| p.pointer("/properties/resourceGuid").cloned()).unwrap_or_else(|| json!(uuid::Uuid::new_v4().to_string())),
+            }
+        });
+        store.alloc.next_mac += 1;
+        if let Some(nsg) = cfg.pointer("/properties/networkSecurityGroup/id") {
+            doc["properties"]["networkSecurityGroup"] = json!({ "id": nsg });
+        }
+        if prepare_ipconfigs(store, &mut doc, previous.as_ref()).is_err() {
+            continue;
+        }
+        super::stamp(
+            &mut doc,
+            KindId::VmssNic,
+            Some(&crate::etag::new_nrp()),
+            "Succeeded",
+        );
+        store.commit(&key, KindId::VmssNic, doc, None);
+        keep.push(key);
+        nic_refs.push(json!({ "id": nic_id }));
+    }
+    let stale: Vec<String> = old
+        .into_iter()
+        .filter(|k| !keep.contains(k) && !keep.iter().any(|kk| k.starts_with(&format!("{kk}/"))))
+        .collect();
+    store.remove_entries(&stale);
+    if let Some(e) = store.entries.get_mut(instance_key) {
+        e.doc["properties"]["networkProfile"] = json!({ "networkInterfaces": nic_refs });
+        e.rerender();
+    }
+}
+
+/// When uniform instances are deleted on their own, their scale set's capacity shrinks.
+pub(crate) fn on_instances_removed(store: &mut Store, keys: &[String]) {
+    for k in keys {
+        let Some(e) = store.entries.get(k) else {
+            continue;
+        };
+        if e.kind != KindId::VmssVm {
+            continue;
+        }
+        let Some(vmss_key) = k
+            .rsplit_once("/virtualmachines/")
+            .map(|(v, _)| v.to_string())
+        else {
+            continue;
+        };
+        if keys.contains(&vmss_key) {
+            continue;
+        }
+        if let Some(v) = store.entries.get_mut(&vmss_key) {
+            let cap = v
+                .doc
+                .pointer("/sku/capacity")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            v.doc["sku"]["capacity"] = json!(cap.saturating_sub(1));
+            v.rerender();
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Resource-provider behaviour per type: envelope normalisation (id/name/type/location from the URL),
+//! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
+
+mod compute;
+mod load_balancer;
+mod network;
+mod nsg;
+
+use crate::error::ArmError;
+use crate::id::ArmPath;
+use crate::kinds::{Kind, KindId, Provider};
+use crate::references::{Ref, strip_backrefs};
+use crate::store::{Entry, Store, child_collections};
+use crate::write::WriteCtx;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+pub(crate) use compute::{initial_instance_view, set_power_state_in};
+
+/// NRP's invalid-name error.
+pub(crate) fn invalid_name(name: &str) -> ArmError {
+    ArmError::bad_request(
+        "InvalidResourceName",
+        format!(
+            "Resource name {name} is invalid. The name can be up to 80 characters long. It must begin with a word character, and it must end with a word character or with '_'. The name may contain word characters or '.', '-', '_'."
+        ),
+    )
+}
+
+fn valid_name(name: &str) -> bool {
+    let first_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let last_ok = name
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+    !name.is_empty()
+        && name.len() <= 80
+        && first_ok
+        && last_ok
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-".contains(c))
+}
+
+/// Normalises location like ARM (`East US` → `eastus`).
+pub(crate) fn norm_location(l: &str) -> String {
+    l.chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+/// Builds the stored document from a PUT body: envelope, RP defaults and RP validations.
+pub(crate) fn prepare(
+    store: &Store,
+    kind: &'static Kind,
+    path: &ArmPath,
+    id: &str,
+    existing: Option<&Entry>,
+    mut body: Value,
+    cx: &WriteCtx,
+) -> Result<Value, ArmError> {
+    let name = existing
+        .and_then(|e| e.doc.get("name").and_then(Value::as_str).map(String::from))
+        .unwrap_or_else(|| crate::id::last_name(id).to_string());
+    if kind.provider == Provider::Network && !valid_name(&name) {
+        return Err(invalid_name(&name));
+    }
+    let obj = body.as_object_mut().ok_or_else(|| {
+        ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
+    })?;
+    for ro in ["id", "name", "type", "etag"] {
+        obj.remove(ro);
+    }
+    let location = match obj.get("location").and_then(Value::as_str) {
+        Some(l) => norm_location(l),
+        None if kind.id == KindId::VmssVm || kind.id == KindId::VmssNic => existing
+            .map(|e| e.location().to_string())
+            .unwrap_or_default(),
+        None => {
+            return Err(ArmError::new(
+                StatusCode::BAD_REQUEST,
+                "LocationRequired",
+                "The location property is required for this definition.",
+            ));
+        }
+    };
+    if let Some(e) = existing
+        && !e.location().is_empty()
+        && e.location() != location
+    {
+        let rg = path.resource_group.clone().unwrap_or_default();
+        return Err(ArmError::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidResourceLocation",
+            format!(
+                "The resource '{name}' already exists in location '{}' in resource group '{rg}'. A resource with the same name cannot be created in location '{location}'. Please select a new resource name.",
+                e.location()
+            ),
+        ));
+    }
+    if let Some(tags) = obj.get("tags")
+        && !tags.is_object()
+        && !tags.is_null()
+    {
+        return Err(ArmError::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidRequestContent",
+            "The request content was invalid and could not be deserialized: 'tags' must be an object of strings.",
+        ));
+    }
+    if !obj.contains_key("properties") || obj["properties"].is_null() {
+        obj.insert("properties".into(), json!({}));
+    }
+    if !obj["properties"].is_object() {
+        return Err(ArmError::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidRequestContent",
+            "The request content was invalid and could not be deserialized: 'properties' must be an object.",
+        ));
+    }
+    let mut doc = json!({ "name": name, "id": id, "type": kind.full_type(), "location": location });
+    for (k, v) in std::mem::take(obj) {
+        if k != "location" {
+            doc[k.as_str()] = v;
+        }
+    }
+    strip_backrefs(
+        &mut doc,
+        &kind.types.last().unwrap_or(&"").to_ascii_lowercase(),
+    );
+    normalise_children(&mut doc, kind.id, id)?;
+    match kind.id {
+        KindId::ResourceGroup => {
+            doc["type"] = json!("Microsoft.Resources/resourceGroups");
+        }
+        KindId::Nsg => nsg::prepare(&mut doc, existing)?,
+        KindId::LoadBalancer => load_balancer::prepare(store, &mut doc, existing)?,
+        KindId::PublicIp => network::prepare_public_ip(&mut doc, existing)?,
+        KindId::Nic => network::prepare_nic(store, &mut doc, existing)?,
+        KindId::RouteTable => network::prepare_route_table(&mut doc)?,
+        KindId::Vnet => network::prepare_vnet(&mut doc)?,
+        KindId::PrivateLinkService => network::prepare_pls(store, &mut doc, existing)?,
+        KindId::Vm | KindId::Vmss | KindId::VmssVm | KindId::AvailabilitySet => {
+            compute::prepare(store, kind.id, &mut doc, existing, path, cx)?
+        }
+        _ => {}
+    }
+    if kind.provider == Provider::Network {
+        let guid = existing
+            .and_then(|e| e.doc.pointer("/properties/resourceGuid").cloned())
+            .unwrap_or_else(|| json!(uuid::Uuid::new_v4().to_string()));
+        doc["properties"]["resourceGuid"] = guid;
+    }
+    Ok(doc)
+}
+
+/// Gives every embedded child its name check, full id and type; strips their read-only back-references.
+fn normalise_children(doc: &mut Value, kind: KindId, id: &str) -> Result<(), ArmError> {
+    let parent_type = doc["type"].as_str().unwrap_or_default().to_string();
+    for coll in child_collections(kind) {
+        let Some(arr) = doc
+            .pointer_mut(&format!("/properties/{coll}"))
+            .and_then(Value::as_array_mut)
+        else {
+            continue;
+        };
+        let mut seen = std::collections::HashSet::new();
+        for child in arr.iter_mut() {
+            let name = child
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if !valid_name(&name) {
+                return Err(invalid_name(&name));
+            }
+            if !seen.insert(name.to_ascii_lowercase()) {
+                return Err(ArmError::bad_request(
+                    "DuplicateResourceName",
+                    format!("Resource {id} has two child resources with the same name ({name})."),
+                ));
+            }
+            if let Some(o) = child.as_object_mut() {
+                o.remove("etag");
+                o.insert("id".into(), json!(format!("{id}/{coll}/{name}")));
+                o.insert("type".into(), json!(format!("{parent_type}/{coll}")));
+                if !o.get("properties").is_some_and(Value::is_object) {
+                    o.insert("properties".into(), json!({}));
+                }
+            }
+            strip_backrefs(child, &coll.to_ascii_lowercase());
+        }
+    }
+    Ok(())
+}
+
+/// Cross-resource checks that need the referenced documents (SKU match, one PIP user, one LB per type...).
+pub(crate) fn validate_references(
+    store: &Store,
+    kind: &Kind,
+    key: &str,
+    doc: &Value,
+    refs: &[Ref],
+) -> Result<(), ArmError> {
+    match kind.id {
+        KindId::LoadBalancer => load_balancer::validate_references(store, key, doc),
+        KindId::Nic => network::validate_nic_references(store, key, doc, refs),
+        KindId::PrivateLinkService => network::validate_pls_references(store, doc),
+        KindId::Vm => compute::validate_vm_references(store, key, doc, refs),
+        _ => Ok(()),
+    }
+}
+
+/// Sets etag (if any) and provisioningState on the resource and its embedded children.
+pub(crate) fn stamp(doc: &mut Value, kind: KindId, etag: Option<&str>, state: &str) {
+    if let Some(tag) = etag {
+        stamp_etag(doc, kind, tag);
+    }
+    set_state(doc, kind, state);
+}
+
+/// Sets the etag on the resource and (NRP) on every embedded child.
+pub(crate) fn stamp_etag(doc: &mut Value, kind: KindId, tag: &str) {
+    doc["etag"] = json!(tag);
+    for coll in child_collections(kind) {
+        for c in doc
+            .pointer_mut(&format!("/properties/{coll}"))
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            c["etag"] = json!(tag);
+        }
+    }
+}
+
+/// Sets provisioningState on the resource and its embedded children.
+pub(crate) fn set_state(doc: &mut Value, kind: KindId, state: &str) {
+    if let Some(p) = doc.get_mut("properties").and_then(Value::as_object_mut) {
+        p.insert("provisioningState".into(), json!(state));
+    }
+    for coll in child_collections(kind) {
+        for c in doc
+            .pointer_mut(&format!("/properties/{coll}"))
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = c.get_mut("properties").and_then(Value::as_object_mut) {
+                p.insert("provisioningState".into(), json!(state));
+            }
+        }
+    }
+}
+
+/// Types whose PUT ARM answers synchronously (resource groups, availability sets).
+pub(crate) fn is_synchronous(kind: KindId) -> bool {
+    matches!(kind, KindId::ResourceGroup | KindId::AvailabilitySet)
+}
+
+/// Availability sets answer 200 even on create.
+pub(crate) fn always_200(kind: KindId) -> bool {
+    kind == KindId::AvailabilitySet
+}
+
+/// NIC deletes complete synchronously (200 + Azure-AsyncOperation).
+pub(crate) fn deletes_synchronously(kind: KindId) -> bool {
+    kind == KindId::Nic
+}
+
+/// CRP types carrying integer etags.
+pub(crate) fn has_crp_etag(kind: KindId) -> bool {
+    matches!(kind, KindId::Vm | KindId::Vmss | KindId::VmssVm)
+}
+
+/// Hook after a write is committed (scale-set instances follow the model's capacity).
+pub(crate) fn after_commit(
+    store: &mut Store,
+    kind: &Kind,
+    key: &str,
+    cx: &WriteCtx,
+) -> Result<(), ArmError> {
+    match kind.id {
+        KindId::Vmss => compute::sync_instances(store, key, cx),
+        KindId::VmssVm => {
+            compute::sync_instance_nics(store, key);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Hook when a PUT reaches Succeeded (public IP address allocation).
+pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
+    network::allocate_public_ip(store, key);
+}
+
+/// Hook before entries are removed by a delete (scale-set capacity follows instance deletes).
+pub(crate) fn before_remove(store: &mut Store, keys: &[String]) {
+    compute::on_instances_removed(store, keys);
+}

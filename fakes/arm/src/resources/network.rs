@@ -1,0 +1,635 @@
+//! Network resources other than LBs and NSGs: public IPs (defaults, address allocation), NICs (ipconfig
+//! defaults, private IP allocation, one-LB-per-type rule), route tables, virtual networks/subnets and
+//! private link services.
+
+use super::load_balancer::check_single_pip_user;
+use crate::error::ArmError;
+use crate::id::key_of;
+use crate::kinds::KindId;
+use crate::references::{Ref, RefKind, parent_key};
+use crate::store::{Entry, Store};
+use serde_json::{Value, json};
+use std::net::Ipv4Addr;
+
+/// Routes per route table.
+const MAX_ROUTES: usize = 400;
+
+/// `sku.name` (Basic when absent).
+pub(crate) fn sku_name(doc: &Value) -> &str {
+    doc.pointer("/sku/name")
+        .and_then(Value::as_str)
+        .unwrap_or("Basic")
+}
+
+fn default(props: &mut Value, field: &str, v: Value) {
+    if props.get(field).is_none_or(Value::is_null) {
+        props[field] = v;
+    }
+}
+
+/// Prepares a public IP document. The address is allocated when the create reaches Succeeded; a client-sent
+/// `ipAddress` is honoured on create (divergence: real NRP ignores it) so seeds can pin addresses.
+pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Result<(), ArmError> {
+    if doc.get("sku").is_none_or(Value::is_null) {
+        doc["sku"] = json!({ "name": "Basic", "tier": "Regional" });
+    }
+    let standard = sku_name(doc).starts_with("Standard");
+    let id = doc["id"].as_str().unwrap_or_default().to_string();
+    let p = &mut doc["properties"];
+    default(
+        p,
+        "publicIPAllocationMethod",
+        json!(if standard { "Static" } else { "Dynamic" }),
+    );
+    if standard && p["publicIPAllocationMethod"] != "Static" {
+        return Err(ArmError::bad_request(
+            "StandardSkuPublicIPAddressesMustBeStaticallyAllocated",
+            format!("Standard sku publicIp {id} must be allocated statically."),
+        ));
+    }
+    default(p, "publicIPAddressVersion", json!("IPv4"));
+    default(p, "idleTimeoutInMinutes", json!(4));
+    let idle = p["idleTimeoutInMinutes"].as_i64().unwrap_or(0);
+    if !(4..=30).contains(&idle) {
+        return Err(ArmError::bad_request(
+            "PublicIPIdleTimeoutIsOutOfRange",
+            format!(
+                "IdleTimeoutInMinutes of public IP {id} is {idle}; it must be between 4 and 30 minutes."
+            ),
+        ));
+    }
+    default(p, "ipTags", json!([]));
+    default(
+        p,
+        "ddosSettings",
+        json!({ "protectionMode": "VirtualNetworkInherited" }),
+    );
+    if let Some(addr) = existing
+        .and_then(|e| e.doc.pointer("/properties/ipAddress"))
+        .cloned()
+    {
+        p["ipAddress"] = addr;
+    }
+    Ok(())
+}
+
+/// Assigns a public address once a public IP is provisioned.
+pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
+    let Some(e) = store.entries.get(key) else {
+        return;
+    };
+    if e.kind != KindId::PublicIp || e.doc.pointer("/properties/ipAddress").is_some() {
+        return;
+    }
+    let v6 = e
+        .doc
+        .pointer("/properties/publicIPAddressVersion")
+        .and_then(Value::as_str)
+        == Some("IPv6");
+    let n = loop {
+        store.alloc.next_pip += 1;
+        let n = store.alloc.next_pip;
+        let candidate = if v6 {
+            format!("2603:1030:{:x}::{:x}", n >> 16, n & 0xffff)
+        } else {
+            Ipv4Addr::from(0x1400_0000u32 + n).to_string()
+        };
+        let taken = store.entries.values().any(|x| {
+            x.kind == KindId::PublicIp
+                && x.doc
+                    .pointer("/properties/ipAddress")
+                    .and_then(Value::as_str)
+                    == Some(candidate.as_str())
+        });
+        if !taken {
+            break candidate;
+        }
+    };
+    if let Some(e) = store.entries.get_mut(key) {
+        e.doc["properties"]["ipAddress"] = json!(n);
+        e.rerender();
+    }
+}
+
+fn parse_cidr(c: &str) -> Option<(u32, u32)> {
+    let (a, l) = c.split_once('/')?;
+    let addr: Ipv4Addr = a.parse().ok()?;
+    let len: u32 = l.parse().ok().filter(|l| *l <= 32)?;
+    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+    Some((u32::from(addr) & mask, mask))
+}
+
+fn prefixes(subnet: &Value) -> Vec<String> {
+    let p = &subnet["properties"];
+    let mut v: Vec<String> = p
+        .get("addressPrefix")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .into_iter()
+        .collect();
+    v.extend(
+        p.get("addressPrefixes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(String::from)),
+    );
+    v
+}
+
+/// Allocates (or validates a static) private IPv4 address in a subnet. Azure reserves the first four
+/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`.
+pub(crate) fn allocate_private_ip(
+    store: &Store,
+    subnet_id: &str,
+    owner_key: &str,
+    want: Option<&str>,
+    is_static: bool,
+    user: &str,
+    local: &mut Vec<String>,
+) -> Result<String, ArmError> {
+    let subnet_key = key_of(subnet_id);
+    let Some(subnet) = store.object(&subnet_key) else {
+        return Err(ArmError::bad_request(
+            "InvalidResourceReference",
+            format!(
+                "Resource {subnet_id} referenced by resource {user} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region."
+            ),
+        ));
+    };
+    let Some((net, mask)) = prefixes(subnet).iter().find_map(|c| parse_cidr(c)) else {
+        return Ok(want.unwrap_or("10.0.0.4").to_string());
+    };
+    let mut used: Vec<String> = local.clone();
+    for (owner, r) in store.index.incoming(&subnet_key) {
+        if owner != owner_key
+            && r.kind == RefKind::SubnetUser
+            && let Some(ip) = store
+                .object(&key_of(&r.from))
+                .and_then(|o| o.pointer("/properties/privateIPAddress"))
+                .and_then(Value::as_str)
+        {
+            used.push(ip.to_string());
+        }
+    }
+    let broadcast = net | !mask;
+    if let Some(w) = want {
+        let Ok(addr) = w.parse::<Ipv4Addr>() else {
+            return Err(ArmError::bad_request(
+                "InvalidPrivateIPAddress",
+                format!("Private IP address {w} of {user} is not a valid IPv4 address."),
+            ));
+        };
+        let a = u32::from(addr);
+        let inside = a & mask == net && a >= net + 4 && a < broadcast;
+        if !inside && is_static {
+            return Err(ArmError::bad_request(
+                "PrivateIPAddressNotInSubnet",
+                format!(
+                    "IP configuration {user} is using the private IP address {w} which is not in the IP address range of the subnet {subnet_id}."
+                ),
+            ));
+        }
+        if inside && !used.iter().any(|u| u == w) {
+            local.push(w.to_string());
+            return Ok(w.to_string());
+        }
+        if is_static {
+            return Err(ArmError::bad_request(
+                "PrivateIPAddressInUse",
+                format!(
+                    "IP configuration {user} is using the private IP address {w} which is already allocated to another resource in subnet {subnet_id}."
+                ),
+            ));
+        }
+    }
+    let mut a = net + 4;
+    while a < broadcast {
+        let s = Ipv4Addr::from(a).to_string();
+        if !used.contains(&s) {
+            local.push(s.clone());
+            return Ok(s);
+        }
+        a += 1;
+    }
+    Err(ArmError::bad_request(
+        "SubnetIsFull",
+        format!(
+            "Subnet {subnet_id} with address prefix {} does not have enough capacity for 1 IP addresses.",
+            prefixes(subnet).join(",")
+        ),
+    ))
+}
+
+/// Prepares ipConfigurations shared by NICs and VMSS instance NICs.
+pub(crate) fn prepare_ipconfigs(
+    store: &Store,
+    doc: &mut Value,
+    previous: Option<&Value>,
+) -> Result<(), ArmError> {
+    let key = key_of(doc["id"].as_str().unwrap_or_default());
+    let nic_id = doc["id"].as_str().unwrap_or_default().to_string();
+    let Some(ipcs) = doc
+        .pointer_mut("/properties/ipConfigurations")
+        .and_then(Value::as_array_mut)
+        .filter(|a| !a.is_empty())
+    else {
+        return Err(ArmError::bad_request(
+            "NetworkInterfaceMustHaveAtLeastOneIpConfiguration",
+            format!("Network interface {nic_id} must have at least one IP configuration."),
+        ));
+    };
+    let any_primary = ipcs
+        .iter()
+        .any(|c| c.pointer("/properties/primary") == Some(&json!(true)));
+    let mut local = Vec::new();
+    for (i, ipc) in ipcs.iter_mut().enumerate() {
+        let ipc_id = ipc["id"].as_str().unwrap_or_default().to_string();
+        let name = ipc["name"].as_str().unwrap_or_default().to_string();
+        let p = &mut ipc["properties"];
+        if !any_primary {
+            p["primary"] = json!(i == 0);
+        }
+        default(p, "privateIPAllocationMethod", json!("Dynamic"));
+        default(p, "privateIPAddressVersion", json!("IPv4"));
+        for field in ["subnet", "publicIPAddress"] {
+            if let Some(id) = p.get(field).and_then(|v| v.get("id")).cloned() {
+                p[field] = json!({ "id": id });
+            }
+        }
+        let Some(subnet) = p
+            .pointer("/subnet/id")
+            .and_then(Value::as_str)
+            .map(String::from)
+        else {
+            return Err(ArmError::bad_request(
+                "IpConfigurationSubnetMissing",
+                format!("Subnet is missing on IP configuration {ipc_id}."),
+            ));
+        };
+        let is_static = p["privateIPAllocationMethod"] == "Static";
+        let prev_ip = previous
+            .and_then(|d| crate::store::find_child(d, "ipConfigurations", &name))
+            .and_then(|c| {
+                c.pointer("/properties/privateIPAddress")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            });
+        let requested = p
+            .get("privateIPAddress")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let want = if is_static {
+            requested
+        } else {
+            prev_ip.or(requested)
+        };
+        let ip = allocate_private_ip(
+            store,
+            &subnet,
+            &key,
+            want.as_deref(),
+            is_static,
+            &ipc_id,
+            &mut local,
+        )?;
+        p["privateIPAddress"] = json!(ip);
+    }
+    Ok(())
+}
+
+/// Prepares a NIC document.
+pub(crate) fn prepare_nic(
+    store: &Store,
+    doc: &mut Value,
+    existing: Option<&Entry>,
+) -> Result<(), ArmError> {
+    prepare_ipconfigs(store, doc, existing.map(|e| &e.doc))?;
+    let mac = existing.and_then(|e| e.doc.pointer("/properties/macAddress").cloned());
+    let p = &mut doc["properties"];
+    default(p, "enableAcceleratedNetworking", json!(false));
+    default(p, "enableIPForwarding", json!(false));
+    default(
+        p,
+        "dnsSettings",
+        json!({ "dnsServers": [], "appliedDnsServers": [] }),
+    );
+    p["macAddress"] = mac.unwrap_or_else(|| {
+        let b = uuid::Uuid::new_v4();
+        let b = b.as_bytes();
+        json!(format!("00-0D-3A-{:02X}-{:02X}-{:02X}", b[0], b[1], b[2]))
+    });
+    if doc.get("kind").is_none() {
+        doc["kind"] = json!("Regular");
+    }
+    Ok(())
+}
+
+fn lb_is_internal(store: &Store, lb_key: &str) -> bool {
+    store
+        .object(lb_key)
+        .and_then(|lb| lb.pointer("/properties/frontendIPConfigurations"))
+        .and_then(Value::as_array)
+        .is_some_and(|fes| {
+            fes.iter()
+                .any(|fe| fe.pointer("/properties/subnet/id").is_some())
+        })
+}
+
+/// NIC checks: one user per PIP; each ipconfig joins at most one internal and one public LB.
+pub(crate) fn validate_nic_references(
+    store: &Store,
+    key: &str,
+    doc: &Value,
+    refs: &[Ref],
+) -> Result<(), ArmError> {
+    for r in refs.iter().filter(|r| r.kind == RefKind::PipUser) {
+        check_single_pip_user(store, key, &r.to, &r.from)?;
+    }
+    let nic_id = doc["id"].as_str().unwrap_or_default();
+    for ipc in doc
+        .pointer("/properties/ipConfigurations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let mut by_type: [Option<String>; 2] = [None, None];
+        for pool in ipc
+            .pointer("/properties/loadBalancerBackendAddressPools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(pool_id) = pool.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            let lb = parent_key(pool_id);
+            let slot = usize::from(lb_is_internal(store, &lb));
+            match &by_type[slot] {
+                Some(other) if *other != lb => {
+                    let kind = if slot == 1 { "internal" } else { "public" };
+                    return Err(ArmError::bad_request(
+                        "IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType",
+                        format!(
+                            "Network interface {nic_id} IP configuration {} references {kind} load balancers {other} and {lb}. An IP configuration can reference at most one internal and one public load balancer.",
+                            ipc["name"].as_str().unwrap_or_default()
+                        ),
+                    ));
+                }
+                _ => by_type[slot] = Some(lb),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Prepares a route table document.
+pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
+    let p = &mut doc["properties"];
+    default(p, "routes", json!([]));
+    default(p, "disableBgpRoutePropagation", json!(false));
+    let routes = p["routes"].as_array().cloned().unwrap_or_default();
+    if routes.len() > MAX_ROUTES {
+        return Err(ArmError::bad_request(
+            "RouteTableRoutesLimitReached",
+            format!(
+                "Route table has {} routes, which exceeds the limit of {MAX_ROUTES}.",
+                routes.len()
+            ),
+        ));
+    }
+    for r in &routes {
+        let rid = r["id"].as_str().unwrap_or_default();
+        let rp = &r["properties"];
+        if rp
+            .get("addressPrefix")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            return Err(ArmError::bad_request(
+                "RouteAddressPrefixMissing",
+                format!("Route {rid} must specify addressPrefix."),
+            ));
+        }
+        let hop = rp
+            .get("nextHopType")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !matches!(
+            hop,
+            "VirtualNetworkGateway" | "VnetLocal" | "Internet" | "VirtualAppliance" | "None"
+        ) {
+            return Err(ArmError::bad_request(
+                "InvalidRouteNextHopType",
+                format!(
+                    "Route {rid} has unsupported nextHopType '{hop}'. Allowed values are VirtualNetworkGateway, VnetLocal, Internet, VirtualAppliance, None."
+                ),
+            ));
+        }
+        let ip = rp
+            .get("nextHopIpAddress")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        match (hop, ip) {
+            ("VirtualAppliance", None) => {
+                return Err(ArmError::bad_request(
+                    "InvalidRouteNextHopIpAddress",
+                    format!(
+                        "Route {rid} with next hop type VirtualAppliance must specify nextHopIpAddress."
+                    ),
+                ));
+            }
+            ("VirtualAppliance", Some(_)) | (_, None) => {}
+            (_, Some(_)) => {
+                return Err(ArmError::bad_request(
+                    "InvalidRouteNextHopIpAddress",
+                    format!(
+                        "Route {rid}: nextHopIpAddress can only be specified for next hop type VirtualAppliance."
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Prepares a virtual network document (subnet ranges inside the address space, no overlaps).
+pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
+    let vnet_name = doc["name"].as_str().unwrap_or_default().to_string();
+    let p = &mut doc["properties"];
+    default(p, "subnets", json!([]));
+    default(p, "virtualNetworkPeerings", json!([]));
+    default(p, "enableDdosProtection", json!(false));
+    let spaces: Vec<(u32, u32)> = p
+        .pointer("/addressSpace/addressPrefixes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.as_str().and_then(parse_cidr))
+        .collect();
+    let mut ranges: Vec<(String, u32, u32)> = Vec::new();
+    for s in p["subnets"].as_array_mut().into_iter().flatten() {
+        let name = s["name"].as_str().unwrap_or_default().to_string();
+        let sp = &mut s["properties"];
+        default(sp, "privateEndpointNetworkPolicies", json!("Disabled"));
+        default(sp, "privateLinkServiceNetworkPolicies", json!("Enabled"));
+        for field in ["networkSecurityGroup", "routeTable", "natGateway"] {
+            if let Some(id) = sp.get(field).and_then(|v| v.get("id")).cloned() {
+                sp[field] = json!({ "id": id });
+            }
+        }
+        for c in prefixes(s) {
+            let Some((net, mask)) = parse_cidr(&c) else {
+                continue;
+            };
+            if !spaces.is_empty() && !spaces.iter().any(|(vn, vm)| *vm <= mask && net & vm == *vn) {
+                return Err(ArmError::bad_request(
+                    "NetcfgSubnetRangeOutsideVnet",
+                    format!(
+                        "Subnet '{name}' is not valid because its IP address range is outside the IP address range of virtual network '{vnet_name}'."
+                    ),
+                ));
+            }
+            if let Some((other, _, _)) = ranges.iter().find(|(_, n, m)| {
+                let common = *m & mask;
+                net & common == *n & common
+            }) {
+                return Err(ArmError::bad_request(
+                    "NetcfgSubnetRangesOverlap",
+                    format!(
+                        "Subnet '{name}' is not valid in virtual network '{vnet_name}' because its IP address range overlaps with that of an existing subnet '{other}' in the virtual network."
+                    ),
+                ));
+            }
+            ranges.push((name.clone(), net, mask));
+        }
+    }
+    Ok(())
+}
+
+/// Prepares a private link service document (alias, NAT IP allocation, defaults).
+pub(crate) fn prepare_pls(
+    store: &Store,
+    doc: &mut Value,
+    existing: Option<&Entry>,
+) -> Result<(), ArmError> {
+    let id = doc["id"].as_str().unwrap_or_default().to_string();
+    let key = key_of(&id);
+    let name = doc["name"].as_str().unwrap_or_default().to_string();
+    let location = doc["location"].as_str().unwrap_or_default().to_string();
+    let p = &mut doc["properties"];
+    if p.get("loadBalancerFrontendIpConfigurations")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
+    {
+        return Err(ArmError::bad_request(
+            "PrivateLinkServiceMustHaveLoadBalancerFrontendIpConfigurations",
+            format!(
+                "Private link service {id} must reference at least one load balancer frontend IP configuration."
+            ),
+        ));
+    }
+    let mut local = Vec::new();
+    let Some(ipcs) = p
+        .get_mut("ipConfigurations")
+        .and_then(Value::as_array_mut)
+        .filter(|a| !a.is_empty())
+    else {
+        return Err(ArmError::bad_request(
+            "PrivateLinkServiceMustHaveIpConfigurations",
+            format!("Private link service {id} must have at least one IP configuration."),
+        ));
+    };
+    for (i, ipc) in ipcs.iter_mut().enumerate() {
+        let ipc_name = ipc["name"].as_str().unwrap_or_default().to_string();
+        ipc["id"] = json!(format!("{id}/ipConfigurations/{ipc_name}"));
+        let ip_user = ipc["id"].as_str().unwrap_or_default().to_string();
+        let ipp = &mut ipc["properties"];
+        default(ipp, "primary", json!(i == 0));
+        default(ipp, "privateIPAllocationMethod", json!("Dynamic"));
+        default(ipp, "privateIPAddressVersion", json!("IPv4"));
+        let Some(subnet) = ipp
+            .pointer("/subnet/id")
+            .and_then(Value::as_str)
+            .map(String::from)
+        else {
+            return Err(ArmError::bad_request(
+                "IpConfigurationSubnetMissing",
+                format!("Subnet is missing on IP configuration {ip_user}."),
+            ));
+        };
+        let is_static = ipp["privateIPAllocationMethod"] == "Static";
+        let want = ipp
+            .get("privateIPAddress")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let ip = allocate_private_ip(
+            store,
+            &subnet,
+            &key,
+            want.as_deref(),
+            is_static,
+            &ip_user,
+            &mut local,
+        )?;
+        ipp["privateIPAddress"] = json!(ip);
+    }
+    let alias = existing
+        .and_then(|e| e.doc.pointer("/properties/alias").cloned())
+        .unwrap_or_else(|| {
+            json!(format!(
+                "{name}.{}.{location}.azure.privatelinkservice",
+                uuid::Uuid::new_v4()
+            ))
+        });
+    p["alias"] = alias;
+    default(p, "visibility", json!({ "subscriptions": [] }));
+    default(p, "autoApproval", json!({ "subscriptions": [] }));
+    default(p, "fqdns", json!([]));
+    default(p, "enableProxyProtocol", json!(false));
+    default(p, "privateEndpointConnections", json!([]));
+    Ok(())
+}
+
+/// PLS subnets must have `privateLinkServiceNetworkPolicies: Disabled`.
+pub(crate) fn validate_pls_references(store: &Store, doc: &Value) -> Result<(), ArmError> {
+    for ipc in doc
+        .pointer("/properties/ipConfigurations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(subnet_id) = ipc.pointer("/properties/subnet/id").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(subnet) = store.object(&key_of(subnet_id)) else {
+            continue;
+        };
+        if subnet
+            .pointer("/properties/privateLinkServiceNetworkPolicies")
+            .and_then(Value::as_str)
+            != Some("Disabled")
+        {
+            return Err(ArmError::bad_request(
+                "PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet",
+                format!(
+                    "Private link service network policies cannot be enabled on private link service subnet {subnet_id}."
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cidr_parsing() {
+        assert_eq!(parse_cidr("10.0.0.0/24"), Some((0x0a00_0000, 0xffff_ff00)));
+        assert_eq!(parse_cidr("10.0.0.7/0"), Some((0, 0)));
+        assert!(parse_cidr("10.0.0.0/33").is_none());
+        assert!(parse_cidr("x/8").is_none());
+    }
+}
