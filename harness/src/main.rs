@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 
 /// Command line of the harness binary.
 #[derive(Debug, Parser)]
-#[command(name = "harness", version, about = "Azure in-tree to out-of-tree migration parity suite")]
+#[command(
+    name = "harness",
+    version,
+    about = "Azure in-tree to out-of-tree migration parity suite"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,7 +28,11 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Report(args) => testgrid::cli::run_report(args).map_err(anyhow::Error::from_boxed),
-        Command::Testgrid(args) => testgrid::cli::run_testgrid(args).map_err(anyhow::Error::from_boxed),
-        Command::Manifests(args) => ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed),
+        Command::Testgrid(args) => {
+            testgrid::cli::run_testgrid(args).map_err(anyhow::Error::from_boxed)
+        }
+        Command::Manifests(args) => {
+            ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed)
+        }
     }
 }

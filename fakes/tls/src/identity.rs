@@ -17,7 +17,12 @@ impl ClientIdentity {
     pub fn from_der(cert: &CertificateDer<'_>) -> Option<Self> {
         let (_, parsed) = x509_parser::parse_x509_certificate(cert.as_ref()).ok()?;
         let subject = parsed.subject();
-        let user = subject.iter_common_name().next()?.as_str().ok()?.to_string();
+        let user = subject
+            .iter_common_name()
+            .next()?
+            .as_str()
+            .ok()?
+            .to_string();
         let groups = subject
             .iter_organization()
             .filter_map(|o| o.as_str().ok().map(str::to_string))
@@ -34,8 +39,13 @@ mod tests {
     #[test]
     fn reads_user_and_groups_from_a_client_certificate() {
         let pki = Pki::generate("ca").unwrap();
-        let leaf = pki.issue_client("system:kube-controller-manager", Some("system:masters")).unwrap();
-        let der = rustls_pemfile::certs(&mut leaf.cert_pem.as_bytes()).next().unwrap().unwrap();
+        let leaf = pki
+            .issue_client("system:kube-controller-manager", Some("system:masters"))
+            .unwrap();
+        let der = rustls_pemfile::certs(&mut leaf.cert_pem.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap();
         let id = ClientIdentity::from_der(&der).unwrap();
         assert_eq!(id.user, "system:kube-controller-manager");
         assert_eq!(id.groups, vec!["system:masters".to_string()]);

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose,
-    IsCa, Issuer, KeyPair, KeyUsagePurpose,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -29,7 +29,9 @@ pub struct IssuedCert {
 impl std::fmt::Debug for IssuedCert {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The key is a credential: keep it out of any debug output.
-        f.debug_struct("IssuedCert").field("key_pem", &"<redacted>").finish_non_exhaustive()
+        f.debug_struct("IssuedCert")
+            .field("key_pem", &"<redacted>")
+            .finish_non_exhaustive()
     }
 }
 
@@ -48,18 +50,31 @@ impl std::fmt::Debug for Pki {
 impl Pki {
     /// Creates a fresh CA that lives only in memory (tests that never restart a server).
     pub fn generate(common_name: &str) -> Result<Self, TlsError> {
-        let key = KeyPair::generate().map_err(|source| TlsError::Generate { what: "CA key", source })?;
+        let key = KeyPair::generate().map_err(|source| TlsError::Generate {
+            what: "CA key",
+            source,
+        })?;
         let mut params = CertificateParams::default();
         params.distinguished_name = name(common_name, None);
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
         let now = OffsetDateTime::now_utc();
         params.not_before = now - Duration::days(1);
         params.not_after = now + Duration::days(3650);
         let cert = params
             .self_signed(&key)
-            .map_err(|source| TlsError::Generate { what: "CA certificate", source })?;
-        Ok(Self { ca_cert_pem: cert.pem(), issuer: Issuer::new(params, key) })
+            .map_err(|source| TlsError::Generate {
+                what: "CA certificate",
+                source,
+            })?;
+        Ok(Self {
+            ca_cert_pem: cert.pem(),
+            issuer: Issuer::new(params, key),
+        })
     }
 
     /// Loads the CA from `dir` when present, otherwise creates one and writes it there, so a
@@ -70,14 +85,25 @@ impl Pki {
         if cert_path.exists() && key_path.exists() {
             let ca_cert_pem = read(&cert_path)?;
             let key_pem = read(&key_path)?;
-            let key = KeyPair::from_pem(&key_pem)
-                .map_err(|e| TlsError::BadPem { path: key_path.clone(), reason: e.to_string() })?;
-            let issuer = Issuer::from_ca_cert_pem(&ca_cert_pem, key)
-                .map_err(|e| TlsError::BadPem { path: cert_path.clone(), reason: e.to_string() })?;
-            return Ok(Self { ca_cert_pem, issuer });
+            let key = KeyPair::from_pem(&key_pem).map_err(|e| TlsError::BadPem {
+                path: key_path.clone(),
+                reason: e.to_string(),
+            })?;
+            let issuer =
+                Issuer::from_ca_cert_pem(&ca_cert_pem, key).map_err(|e| TlsError::BadPem {
+                    path: cert_path.clone(),
+                    reason: e.to_string(),
+                })?;
+            return Ok(Self {
+                ca_cert_pem,
+                issuer,
+            });
         }
         let pki = Self::generate(common_name)?;
-        fs::create_dir_all(dir).map_err(|source| TlsError::Io { path: dir.to_path_buf(), source })?;
+        fs::create_dir_all(dir).map_err(|source| TlsError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         write(&cert_path, &pki.ca_cert_pem, false)?;
         write(&key_path, &pki.issuer.key().serialize_pem(), true)?;
         Ok(pki)
@@ -90,7 +116,10 @@ impl Pki {
 
     /// Writes the CA certificate (never the key) to `dir/ca.crt` and returns the path.
     pub fn write_ca(&self, dir: &Path) -> Result<PathBuf, TlsError> {
-        fs::create_dir_all(dir).map_err(|source| TlsError::Io { path: dir.to_path_buf(), source })?;
+        fs::create_dir_all(dir).map_err(|source| TlsError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let path = dir.join(CA_CERT_FILE);
         write(&path, &self.ca_cert_pem, false)?;
         Ok(path)
@@ -101,8 +130,10 @@ impl Pki {
         let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
         sans.extend(extra_hosts.iter().map(|h| (*h).to_string()));
         sans.dedup();
-        let mut params = CertificateParams::new(sans)
-            .map_err(|source| TlsError::Generate { what: "server certificate names", source })?;
+        let mut params = CertificateParams::new(sans).map_err(|source| TlsError::Generate {
+            what: "server certificate names",
+            source,
+        })?;
         params.distinguished_name = name("azure-fakes server", None);
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         self.sign_leaf(params, "server certificate")
@@ -117,17 +148,27 @@ impl Pki {
         self.sign_leaf(params, "client certificate")
     }
 
-    fn sign_leaf(&self, mut params: CertificateParams, what: &'static str) -> Result<IssuedCert, TlsError> {
+    fn sign_leaf(
+        &self,
+        mut params: CertificateParams,
+        what: &'static str,
+    ) -> Result<IssuedCert, TlsError> {
         let key = KeyPair::generate().map_err(|source| TlsError::Generate { what, source })?;
         let now = OffsetDateTime::now_utc();
         params.not_before = now - Duration::hours(1);
         params.not_after = now + Duration::days(365);
-        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         params.use_authority_key_identifier_extension = true;
         let cert = params
             .signed_by(&key, &self.issuer)
             .map_err(|source| TlsError::Generate { what, source })?;
-        Ok(IssuedCert { cert_pem: cert.pem(), key_pem: key.serialize_pem() })
+        Ok(IssuedCert {
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+        })
     }
 }
 
@@ -141,12 +182,18 @@ fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
 }
 
 fn read(path: &Path) -> Result<String, TlsError> {
-    fs::read_to_string(path).map_err(|source| TlsError::Io { path: path.to_path_buf(), source })
+    fs::read_to_string(path).map_err(|source| TlsError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes a PEM file; private keys are created 0600 so other local users cannot read them.
 fn write(path: &Path, contents: &str, private: bool) -> Result<(), TlsError> {
-    let io = |source| TlsError::Io { path: path.to_path_buf(), source };
+    let io = |source| TlsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     #[cfg(unix)]
     {
         use std::io::Write;
@@ -192,7 +239,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         Pki::load_or_create(dir.path(), "test-ca").unwrap();
-        let mode = fs::metadata(dir.path().join(CA_KEY_FILE)).unwrap().permissions().mode();
+        let mode = fs::metadata(dir.path().join(CA_KEY_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 

@@ -68,7 +68,12 @@ pub async fn serve_https(
     Ok(())
 }
 
-async fn serve_connection(acceptor: TlsAcceptor, stream: tokio::net::TcpStream, peer: SocketAddr, router: Router) {
+async fn serve_connection(
+    acceptor: TlsAcceptor,
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    router: Router,
+) {
     let _ = stream.set_nodelay(true);
     let tls_stream = match acceptor.accept(stream).await {
         Ok(s) => s,
@@ -101,7 +106,10 @@ async fn serve_connection(acceptor: TlsAcceptor, stream: tokio::net::TcpStream, 
         }
     });
     let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-    if let Err(error) = builder.serve_connection_with_upgrades(TokioIo::new(tls_stream), service).await {
+    if let Err(error) = builder
+        .serve_connection_with_upgrades(TokioIo::new(tls_stream), service)
+        .await
+    {
         tracing::debug!(%error, %peer, "connection ended with an error");
     }
 }
@@ -116,7 +124,11 @@ pub struct HttpsServer {
 
 impl HttpsServer {
     /// Binds `addr` (port 0 picks a free port) and serves `router` in a background task.
-    pub async fn start(addr: SocketAddr, tls: Arc<rustls::ServerConfig>, router: Router) -> std::io::Result<Self> {
+    pub async fn start(
+        addr: SocketAddr,
+        tls: Arc<rustls::ServerConfig>,
+        router: Router,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let (stop, mut stopped) = watch::channel(false);
@@ -126,7 +138,11 @@ impl HttpsServer {
             };
             serve_https(listener, tls, router, shutdown).await
         });
-        Ok(Self { local_addr, stop, task })
+        Ok(Self {
+            local_addr,
+            stop,
+            task,
+        })
     }
 
     /// The address actually bound.

@@ -22,7 +22,9 @@ async fn reset() -> impl IntoResponse {
 }
 
 fn router() -> Router {
-    Router::new().route("/whoami", get(whoami)).route("/reset", get(reset))
+    Router::new()
+        .route("/whoami", get(whoami))
+        .route("/reset", get(reset))
 }
 
 fn client(pki: &Pki, identity: Option<&fake_tls::IssuedCert>) -> reqwest::Client {
@@ -40,7 +42,9 @@ fn client(pki: &Pki, identity: Option<&fake_tls::IssuedCert>) -> reqwest::Client
 async fn start(pki: &Pki) -> HttpsServer {
     let leaf = pki.issue_server(&[]).unwrap();
     let tls = server_config(pki, &leaf, ClientAuth::Optional).unwrap();
-    HttpsServer::start("127.0.0.1:0".parse().unwrap(), tls, router()).await.unwrap()
+    HttpsServer::start("127.0.0.1:0".parse().unwrap(), tls, router())
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -81,8 +85,14 @@ async fn client_not_trusting_the_ca_is_refused() {
     let pki = Pki::generate("it-ca").unwrap();
     let other = Pki::generate("other-ca").unwrap();
     let server = start(&pki).await;
-    let result = client(&other, None).get(format!("{}/whoami", server.base_url())).send().await;
-    assert!(result.is_err(), "a client trusting another CA must fail the handshake");
+    let result = client(&other, None)
+        .get(format!("{}/whoami", server.base_url()))
+        .send()
+        .await;
+    assert!(
+        result.is_err(),
+        "a client trusting another CA must fail the handshake"
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -90,7 +100,10 @@ async fn client_not_trusting_the_ca_is_refused() {
 async fn abort_marker_resets_the_connection_instead_of_answering() {
     let pki = Pki::generate("it-ca").unwrap();
     let server = start(&pki).await;
-    let result = client(&pki, None).get(format!("{}/reset", server.base_url())).send().await;
+    let result = client(&pki, None)
+        .get(format!("{}/reset", server.base_url()))
+        .send()
+        .await;
     let error = result.expect_err("the request must fail without a response");
     assert!(!error.is_status(), "{error}");
     server.shutdown().await.unwrap();
