@@ -50,6 +50,9 @@ pub enum KindId {
     VmssVm,
     /// `Microsoft.Compute/virtualMachineScaleSets/virtualMachines/networkInterfaces` (served by NRP, read-only).
     VmssNic,
+    /// `Microsoft.Compute/virtualMachineScaleSets/virtualMachines/networkInterfaces/ipConfigurations/publicIPAddresses`
+    /// (a uniform instance's public IP, materialised from `publicIPAddressConfiguration`; served by NRP, read-only).
+    VmssPip,
     /// `Microsoft.Compute/availabilitySets`.
     AvailabilitySet,
     /// An NRP child embedded in its parent's `properties.<collection>`.
@@ -193,6 +196,32 @@ pub static KINDS: &[Kind] = &[
         ],
         false,
     ),
+    k(
+        VmssPip,
+        Network,
+        &[
+            "virtualMachineScaleSets",
+            "virtualMachines",
+            "networkInterfaces",
+            "ipConfigurations",
+            "publicIPAddresses",
+        ],
+        false,
+    ),
+    // Scale-set-wide list views (`.../virtualMachineScaleSets/{ss}/networkInterfaces|publicIPAddresses`): listed
+    // after the canonical per-instance kinds so `by_id` keeps returning those.
+    k(
+        VmssNic,
+        Network,
+        &["virtualMachineScaleSets", "networkInterfaces"],
+        false,
+    ),
+    k(
+        VmssPip,
+        Network,
+        &["virtualMachineScaleSets", "publicIPAddresses"],
+        false,
+    ),
     k(AvailabilitySet, Compute, &["availabilitySets"], true),
 ];
 
@@ -201,10 +230,10 @@ pub static KINDS: &[Kind] = &[
 pub fn lookup(type_key: &str) -> Option<&'static Kind> {
     let (ns, rest) = type_key.split_once('/')?;
     KINDS.iter().find(|kind| {
-        let ns_ok = match kind.id {
-            VmssNic => ns == "microsoft.compute",
-            Embedded if kind.types[0] == "virtualMachineScaleSets" => ns == "microsoft.compute",
-            _ => ns == kind.provider.namespace().to_ascii_lowercase(),
+        let ns_ok = if kind.provider == Network && kind.types[0] == "virtualMachineScaleSets" {
+            ns == "microsoft.compute"
+        } else {
+            ns == kind.provider.namespace().to_ascii_lowercase()
         };
         ns_ok && {
             let mut parts = rest.split('/');
@@ -219,6 +248,12 @@ pub fn lookup(type_key: &str) -> Option<&'static Kind> {
 /// The canonical kind for a top-level (stored) id kind.
 pub fn by_id(id: KindId) -> &'static Kind {
     KINDS.iter().find(|k| k.id == id).unwrap_or(&KINDS[0])
+}
+
+/// `true` for the scale-set-wide list views (`.../virtualMachineScaleSets/{ss}/networkInterfaces` and
+/// `.../publicIPAddresses`), which gather the per-instance resources of every instance.
+pub fn is_scale_set_wide_view(kind: &Kind) -> bool {
+    matches!(kind.id, VmssNic | VmssPip) && kind.types.len() == 2
 }
 
 /// Namespace as it must appear in ids of this kind (VMSS instance paths use `Microsoft.Compute`).
@@ -251,6 +286,16 @@ mod tests {
                 .id,
             VmssNic
         );
+        assert_eq!(
+            lookup("microsoft.compute/virtualmachinescalesets/virtualmachines/networkinterfaces/ipconfigurations/publicipaddresses")
+                .unwrap()
+                .id,
+            VmssPip
+        );
+        assert!(is_scale_set_wide_view(
+            lookup("microsoft.compute/virtualmachinescalesets/networkinterfaces").unwrap()
+        ));
+        assert_eq!(by_id(VmssNic).types.len(), 3);
         assert!(lookup("microsoft.network/virtualmachines").is_none());
         assert!(lookup("microsoft.network/loadbalancers/x").is_none());
     }

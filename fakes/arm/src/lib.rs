@@ -5,14 +5,18 @@
 //! `instanceView`, and the `Azure-AsyncOperation` / `Location` operation URLs). Authentication, throttling,
 //! fault injection and request ids are layered on top by `azure-fakes`.
 //!
-//! Served types: resource groups; `Microsoft.Network` loadBalancers (+ frontendIPConfigurations,
+//! Served types: resource groups (+ list), provider registrations (`/subscriptions/{s}/providers[/{ns}]`, with
+//! `Microsoft.Compute` zone mappings); `Microsoft.Network` loadBalancers (+ frontendIPConfigurations,
 //! backendAddressPools, loadBalancingRules, probes, inboundNatRules, outboundRules), publicIPAddresses,
 //! networkSecurityGroups (+ securityRules, defaultSecurityRules), networkInterfaces (+ ipConfigurations),
 //! routeTables (+ routes), virtualNetworks (+ subnets), privateLinkServices; `Microsoft.Compute`
-//! virtualMachines, virtualMachineScaleSets (uniform instances materialised from `sku.capacity`, each with
-//! NICs at `.../virtualMachineScaleSets/{ss}/virtualMachines/{i}/networkInterfaces/{nic}`; flexible members are
-//! ordinary VMs with `properties.virtualMachineScaleSet.id`), scale-set VMs (PUT merges like CRP) and
-//! availabilitySets.
+//! virtualMachines, virtualMachineScaleSets (uniform instances materialised from `sku.capacity`, each with NICs at
+//! `.../virtualMachineScaleSets/{ss}/virtualMachines/{i}/networkInterfaces/{nic}` and public IPs at
+//! `.../networkInterfaces/{nic}/ipConfigurations/{ipc}/publicIPAddresses/{pip}` from `publicIPAddressConfiguration`,
+//! plus the scale-set-wide lists `.../virtualMachineScaleSets/{ss}/networkInterfaces|publicIPAddresses`, all on
+//! api-version 2018-10-01 like the Go SDK; flexible members are ordinary VMs with `properties.virtualMachineScaleSet.id`),
+//! scale-set VMs (PUT merges like CRP) and availabilitySets. A reference to a resource in another location is
+//! rejected with `InvalidResourceReference`, as NRP/CRP resolve references within one region.
 //!
 //! Power state: VMs and scale-set VMs carry an instance view (GET `.../instanceView` or
 //! `$expand=instanceView`) whose statuses include `ProvisioningState/succeeded` and `PowerState/running`.
@@ -21,23 +25,56 @@
 //!
 //! LROs: writes answer with `provisioningState: Updating` (CRP create: `Creating`) and an operation that
 //! reports `InProgress` for [`ArmConfig::lro_polls_in_progress`] polls, then finishes (commit, rollback
-//! on [`ForceLroFailure`], or removal for deletes). Operations not polled finish after
-//! [`ArmState::set_lro_max_age`] (30 s default). A write to a resource with a running operation gets 409
-//! `AnotherOperationInProgress` (NRP) / `OperationNotAllowed` (CRP, resource being deleted); a PUT on a
-//! resource with a running PUT supersedes it (old operation `Canceled` with
-//! `CanceledAndSupersededDueToAnotherOperation`, CRP `OperationPreempted`).
+//! on [`ForceLroFailure`], or removal for deletes). The `Azure-AsyncOperation` URL always answers 200 with
+//! `{"status":...}` (NRP) or `{startTime,endTime,status,name}` (CRP) plus `error` when Failed/Canceled; the
+//! `Location` URL answers 202 while running, then 200 with the resource (PUT) or 204 (delete; 200 for resource
+//! groups). 201/202 responses that start an operation and 202 Location polls carry `Retry-After`
+//! ([`ArmState::set_retry_after`], default 1 s; `None` omits it like the recorded NRP/CRP writes). Operations not
+//! polled finish after [`ArmState::set_lro_max_age`] (30 s default). DELETE of a missing resource answers 204. A
+//! write to a resource with a running operation gets 409 `AnotherOperationInProgress` (NRP) / `OperationNotAllowed`
+//! (CRP, resource being deleted); a PUT on a resource with a running PUT supersedes it (old operation `Canceled`
+//! with `CanceledAndSupersededDueToAnotherOperation`, CRP `OperationPreempted`). PATCH replaces the whole tag map.
+//! A `provisioningState` sent in a PUT body is ignored like any read-only property (the Go SDK echoes GET bodies
+//! back; that real NRP/CRP ignore it rather than answering 400 as the RPC allows is [infer]).
 //!
-//! Known divergences / unverified error codes (the wording follows real NRP messages where the reference
-//! or public logs document them; these codes were NOT confirmed from a primary source):
-//! `LoadBalancerInUseByNetworkInterface` (LB pool removal while NIC ipconfigs reference it),
-//! `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `RulesUseSameFrontendIpConfigurationAndPort`,
-//! `HaPortsRuleNotSupportedOnLoadBalancer`, `IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType`,
-//! `PublicIPAddressInUse`, `SecurityRulesLimitReached`, `LoadBalancerFrontendIPConfigurationsLimitReached`,
-//! `LoadBalancerRulesLimitReached`, `RouteTableRoutesLimitReached`, `InvalidRouteNextHop*`,
-//! `StandardSkuPublicIPAddressesMustBeStaticallyAllocated`, `InvalidProbeRequestPath`,
-//! `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`. A client-sent public IP
-//! `ipAddress` is honoured on create (real NRP ignores it) so seeds can pin addresses. PLS auto-created NICs
-//! are not modelled. Back-reference changes (a NIC joining a pool) bump the referenced NRP resource's etag.
+//! Error codes, by verification status (the doc comment at each emitting site names the public source):
+//! - Verified code, status and wording: `ResourceNotFound`, `ResourceGroupNotFound`, `NotFound`,
+//!   `ParentResourceNotFound`, `InvalidParameter` (instanceId), `PreconditionFailed` (+`PreconditionFailedEtagMismatch`)
+//!   [recorded cassettes]; `InvalidResourceReference`, `PublicIPAddressCannotBeDeleted`,
+//!   `InUseNetworkSecurityGroupCannotBeDeleted`, `InUseSubnetCannotBeDeleted`, `InUseRouteTableCannotBeDeleted`,
+//!   `NicInUse`, `LoadBalancerInUseByVirtualMachineScaleSet`, `CannotDeleteLoadBalancerWithPrivateLinkService`,
+//!   `SecurityRuleConflict`, `SecurityRuleInvalidPriority`, `SecurityRuleInvalidPortRange`,
+//!   `SecurityRuleParameterContainsUnsupportedValue` (tag in a plural prefix), `RulesUseSameBackendPortProtocolAndPool`,
+//!   `LoadBalancerWithoutFrontendIPCantHaveChildResources`, `FrontendIPConfigHasNoSubnetOrPublicIP`,
+//!   `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`, `PrivateIPAddressIsAllocated`, `SubnetIsFull`,
+//!   `NetcfgSubnetRangesOverlap`, `NetcfgSubnetRangeOutsideVnet`,
+//!   `PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled`, `AnotherOperationInProgress` (409)
+//!   [NRP answers quoted in public issue logs, transcripts and Microsoft troubleshooting articles].
+//! - Verified code and wording, status inferred as 400: `PublicIPAndLBSkuDoNotMatch`,
+//!   `PublicIPReferencedByMultipleIPConfigs`, `StandardAndStandardV2SkuPublicIPAddressesMustBeStatic`,
+//!   `NetworkSecurityGroupInUseByVirtualMachineScaleSet`.
+//! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`,
+//!   `LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule`,
+//!   `AnotherInternalLoadBalancerExists`, `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
+//!   `SecurityRuleParameterContainsInvalidPortRanges`, `InvalidRequestFormat`, `MissingApiVersionParameter`,
+//!   `InvalidApiVersionParameter`, `NoRegisteredProviderFound`, `RetryableError`/`ReferencedResourceNotProvisioned`,
+//!   `CanceledAndSupersededDueToAnotherOperation`, `OperationNotAllowed`, `OperationPreempted`, `PropertyChangeNotAllowed`,
+//!   `LocationRequired`, `InvalidRequestContent`, `InvalidResourceType`.
+//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (pool removal while NIC ipconfigs use it),
+//!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
+//!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
+//!   `IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType` (public LBs),
+//!   `LoadBalancerFrontendIPConfigurationCannotReferenceBothPublicIPAndSubnet`, `SecurityRulesLimitReached`,
+//!   `LoadBalancerFrontendIPConfigurationsLimitReached`, `LoadBalancerRulesLimitReached`,
+//!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
+//!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `InvalidResourceName`, `DuplicateResourceName`,
+//!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
+//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
+//!
+//! Known divergences: a client-sent public IP `ipAddress` is honoured on create (real NRP ignores it) so seeds can
+//! pin addresses. PLS auto-created NICs (`<pls>.nic.<guid>`) are not modelled. The cross-LB rule check
+//! `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (a NIC in pools of two LBs whose rules share a
+//! backend port) is not modelled. Back-reference changes (a NIC joining a pool) bump the referenced NRP resource's etag.
 
 mod api_version;
 mod config;
@@ -48,6 +85,7 @@ mod id;
 mod kinds;
 mod lro;
 mod paging;
+mod providers;
 mod references;
 mod resources;
 mod router;

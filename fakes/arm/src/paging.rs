@@ -1,4 +1,4 @@
-//! Collection listing (RG, subscription, scale-set and embedded-child scopes, `$filter` on the flexible
+//! Collection listing (RG, subscription, scale-set, scale-set-wide NIC/public IP and embedded-child scopes, `$filter` on the flexible
 //! scale-set id, `$expand=instanceView`) and `nextLink` paging with an opaque `$skipToken`.
 
 use crate::error::ArmError;
@@ -110,8 +110,43 @@ pub(crate) fn collect(
     })?;
     let parent_id = store.display_id(&parent_path, parent_kind);
     let parent_key = key_of(&parent_id);
-    let Some(parent) = store.entries.get(&parent_key) else {
+    if store.object(&parent_key).is_none() {
         return Err(not_found(store, &parent_path, parent_kind, &parent_id));
+    }
+    if kinds::is_scale_set_wide_view(kind) {
+        // Every instance's NICs (or public IPs) of the scale set, in instance order.
+        let prefix = format!("{parent_key}/virtualmachines/");
+        let mut out: Vec<(u64, String, Value)> = store
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(_, e)| e.kind == kind.id)
+            .map(|(k, e)| {
+                let instance = k[prefix.len()..]
+                    .split('/')
+                    .next()
+                    .and_then(|i| i.parse::<u64>().ok())
+                    .unwrap_or(0);
+                (instance, k.clone(), render(e))
+            })
+            .collect();
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        return Ok(out
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, _, v))| (format!("{prefix}{i:012}"), v))
+            .collect());
+    }
+    let Some(parent) = store.entries.get(&parent_key) else {
+        // Stored resources under an embedded child (a scale-set ipconfig's public IPs).
+        let prefix = format!("{parent_key}/{}/", kind.last_type().to_ascii_lowercase());
+        return Ok(store
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(k, e)| e.kind == kind.id && !k[prefix.len()..].contains('/'))
+            .map(|(k, e)| (k.clone(), render(e)))
+            .collect());
     };
     if kind.is_embedded() {
         let items = parent

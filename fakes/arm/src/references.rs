@@ -471,13 +471,25 @@ pub(crate) fn strip_backrefs(obj: &mut Value, target_type: &str) {
 pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
     let first = users[0];
     let user = first.from.as_str();
+    let scale_set = users.iter().find(|u| u.kind == RefKind::ScaleSetModel);
     match (collection_of(&key_of(target)).as_str(), first.kind) {
+        // Verified: code and wording from the AKS troubleshooting article for this code (the article shows the
+        // AKS-wrapped 409; NRP answers 400 like LoadBalancerInUseByVirtualMachineScaleSet [infer]).
+        ("networksecuritygroups", _) if scale_set.is_some() => ArmError::bad_request(
+            "NetworkSecurityGroupInUseByVirtualMachineScaleSet",
+            format!(
+                "Cannot delete network security group {target} since it is in use by virtual machine scale set {}.",
+                scale_set.map(|u| u.from.as_str()).unwrap_or_default()
+            ),
+        ),
+        // Verified: 400 with this wording (packer and terraform logs of NRP answers).
         ("publicipaddresses", _) => ArmError::bad_request(
             "PublicIPAddressCannotBeDeleted",
             format!(
                 "Public IP address {target} can not be deleted since it is still allocated to resource {user}. In order to delete the public IP, disassociate/detach the Public IP address from the resource.  To learn how to do this, see aka.ms/deletepublicip."
             ),
         ),
+        // Verified: 400 with this wording (terraform logs; an azure-sdk-for-net test fixture).
         ("networksecuritygroups", _) => {
             let list: Vec<&str> = users.iter().map(|u| u.from.as_str()).collect();
             ArmError::bad_request(
@@ -488,6 +500,7 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
                 ),
             )
         }
+        // Verified: 400 with this wording (packer/terraform logs of NRP answers).
         ("subnets", _) => ArmError::bad_request(
             "InUseSubnetCannotBeDeleted",
             format!(
@@ -495,18 +508,22 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
                 last_name(target)
             ),
         ),
+        // Verified: 400 with this wording (terraform log of the NRP answer; the message names only the table).
         ("routetables", _) => ArmError::bad_request(
             "InUseRouteTableCannotBeDeleted",
             format!(
-                "Route table {target} is in use by {user} and cannot be deleted. In order to delete the route table, remove the association with the subnet(s)."
+                "Route table {} is in use and cannot be deleted.",
+                last_name(target)
             ),
         ),
+        // Verified: 400 with this wording (packer and terraform logs of NRP answers).
         ("networkinterfaces", _) => ArmError::bad_request(
             "NicInUse",
             format!(
                 "Network Interface {target} is used by existing resource {user}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic."
             ),
         ),
+        // [unverified] code, status and wording (availability set and scale set still holding VMs).
         ("availabilitysets", _) => ArmError::new(
             StatusCode::CONFLICT,
             "OperationNotAllowed",
@@ -523,6 +540,7 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
                 last_name(target)
             ),
         ),
+        // [unverified] code and wording for the pool-removal cases below.
         (_, RefKind::ScaleSetModel) => ArmError::bad_request(
             "LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet",
             format!(
@@ -549,7 +567,20 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
     }
 }
 
-/// The error a whole-LB delete gets when a scale set model still references its children.
+/// The error a whole-LB delete gets when a private link service uses one of its frontends. Verified: 400
+/// CannotDeleteLoadBalancerWithPrivateLinkService with this wording (AKS troubleshooting article).
+pub(crate) fn lb_in_use_by_pls(lb_id: &str, pls: &str) -> ArmError {
+    ArmError::bad_request(
+        "CannotDeleteLoadBalancerWithPrivateLinkService",
+        format!(
+            "Cannot delete load balancer {lb_id} since it is referenced by private link service {pls}. Please delete private link service prior to deleting load balancer."
+        ),
+    )
+}
+
+/// The error a whole-LB delete gets when a scale set model still references its children. Verified: 400 with
+/// this wording (AzLoadBalancerMigration troubleshooting guide quoting the PowerShell error; the CCM's
+/// `LBInUseRawError` fixture); cloud-provider-azure parses the scale-set id out of it.
 pub(crate) fn lb_in_use_by_vmss(lb_id: &str, children: &[String], vmss: &str) -> ArmError {
     ArmError::bad_request(
         "LoadBalancerInUseByVirtualMachineScaleSet",

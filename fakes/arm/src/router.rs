@@ -112,6 +112,16 @@ fn dispatch(
 ) -> Result<Response, ArmError> {
     let base = base.to_string();
     let api = query.get("api-version").map(String::as_str);
+    if let Some(doc) = crate::providers::serve(path, api) {
+        if method != Method::GET {
+            return Err(ArmError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "MethodNotAllowed",
+                "Only GET is supported on provider registrations in this fake.",
+            ));
+        }
+        return Ok(respond(StatusCode::OK, &doc?, Vec::new()));
+    }
     let lower = path.to_ascii_lowercase();
     if lower.contains("/operations/") || lower.contains("/operationresults/") {
         return operation_status(state, method, path, query, &base);
@@ -203,6 +213,9 @@ fn dispatch(
                     hdrs.push(("azure-asyncoperation", format!("{base}{p}")));
                 }
                 hdrs.push(("azure-asyncnotification", "Enabled".into()));
+                if let Some(ra) = state.retry_after() {
+                    hdrs.push(("retry-after", ra));
+                }
             }
             Ok(respond(out.status, &out.body, hdrs))
         }
@@ -217,6 +230,9 @@ fn dispatch(
                 }
                 if out.status == StatusCode::ACCEPTED {
                     b = b.header("location", format!("{base}{}", op.location_path()));
+                    if let Some(ra) = state.retry_after() {
+                        b = b.header("retry-after", ra);
+                    }
                 }
             }
             Ok(b.body(Body::empty())
@@ -397,12 +413,16 @@ fn operation_status(
         return Ok(respond(StatusCode::OK, &op.status_body(), Vec::new()));
     }
     match &op.status {
-        OpStatus::InProgress => Ok(Response::builder()
-            .status(StatusCode::ACCEPTED)
-            .header("location", format!("{base}{}", op.location_path()))
-            .header("retry-after", "1")
-            .body(Body::empty())
-            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())),
+        OpStatus::InProgress => {
+            let mut b = Response::builder()
+                .status(StatusCode::ACCEPTED)
+                .header("location", format!("{base}{}", op.location_path()));
+            if let Some(ra) = state.retry_after() {
+                b = b.header("retry-after", ra);
+            }
+            Ok(b.body(Body::empty())
+                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()))
+        }
         OpStatus::Failed(e) | OpStatus::Canceled(e) => {
             let mut e = e.clone();
             if !e.status.is_client_error() && !e.status.is_server_error() {

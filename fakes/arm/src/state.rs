@@ -56,6 +56,7 @@ pub(crate) struct Inner {
     pub config: ArmConfig,
     pub store: RwLock<Store>,
     pub lro_max_age: RwLock<Duration>,
+    pub retry_after: RwLock<Option<u64>>,
 }
 
 /// Cloneable handle (Arc inside) to all ARM state of one fake cloud.
@@ -113,6 +114,7 @@ impl ArmState {
                 config,
                 store: RwLock::new(Store::default()),
                 lro_max_age: RwLock::new(Duration::from_secs(30)),
+                retry_after: RwLock::new(Some(1)),
             }),
         }
     }
@@ -126,6 +128,17 @@ impl ArmState {
     /// polls cannot wedge a resource in `Updating`.
     pub fn set_lro_max_age(&self, age: Duration) {
         *self.inner.lro_max_age.write() = age;
+    }
+
+    /// `Retry-After` seconds sent with every 201/202 that starts an operation and with every 202 from a `Location`
+    /// poll (default `Some(1)`, so clients poll quickly). `None` omits the header, like the recorded NRP/CRP
+    /// writes, which exercises a client's default poll interval.
+    pub fn set_retry_after(&self, seconds: Option<u64>) {
+        *self.inner.retry_after.write() = seconds;
+    }
+
+    pub(crate) fn retry_after(&self) -> Option<String> {
+        self.inner.retry_after.read().map(|s| s.to_string())
     }
 
     fn sync_ctx(&self) -> WriteCtx<'_> {

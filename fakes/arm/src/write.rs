@@ -114,7 +114,10 @@ fn not_provisioned(target: &str, state: &str) -> ArmError {
     .with_header("retry-after", "1")
 }
 
-/// The missing-reference error (NRP wording).
+/// The missing-reference error, also used for a reference to a resource in another region. Verified: 400 with
+/// this wording in cloud-provider-azure `pkg/retry` comments, terraform-provider-azurerm issue logs, and the AKS
+/// "Troubleshoot the InvalidResourceReference error code" article (whose documented cause includes a VNet in a
+/// different region than the scale set).
 fn invalid_reference(to: &str, from: &str) -> ArmError {
     ArmError::bad_request(
         "InvalidResourceReference",
@@ -255,6 +258,16 @@ impl Store {
             if let Some(vmss) = vmss {
                 children.dedup();
                 return Err(references::lb_in_use_by_vmss(lb_id, &children, &vmss));
+            }
+            for id in ids {
+                if let Some((_, r)) = self
+                    .index
+                    .incoming(id)
+                    .iter()
+                    .find(|(o, r)| external(o) && r.kind == RefKind::PlsFrontend)
+                {
+                    return Err(references::lb_in_use_by_pls(lb_id, &r.from));
+                }
             }
         }
         for id in ids {
@@ -479,6 +492,12 @@ impl Store {
                 None => return Err(invalid_reference(&r.to, &r.from)),
                 Some(owner) => {
                     if let Some(e) = self.entries.get(&owner) {
+                        // NRP/CRP resolve references within one region: a resource in another location is
+                        // "not found" (same InvalidResourceReference; the message names the region rule).
+                        let here = doc.get("location").and_then(Value::as_str).unwrap_or("");
+                        if !here.is_empty() && !e.location().is_empty() && e.location() != here {
+                            return Err(invalid_reference(&r.to, &r.from));
+                        }
                         let state = e.provisioning_state();
                         if state == "Deleting"
                             || (state == "Updating"

@@ -1,8 +1,7 @@
 //! Compute resources: VMs (instance view, NIC ownership), scale sets (uniform instances materialised from
-//! `sku.capacity` with their NICs at the Compute NIC path; flexible members are ordinary VMs), scale-set VM
+//! `sku.capacity`, their NICs built by `scale_set_network`; flexible members are ordinary VMs), scale-set VM
 //! updates (PUT is a merge) and availability sets.
 
-use super::network::prepare_ipconfigs;
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::KindId;
@@ -324,7 +323,7 @@ pub(crate) fn sync_instances(
         let kind = e.kind;
         if doc != e.doc {
             store.commit(&k, kind, doc, None);
-            sync_instance_nics(store, &k);
+            super::scale_set_network::sync_instance_nics(store, &k);
         }
     }
     let vmss_id = vmss["id"].as_str().unwrap_or_default().to_string();
@@ -376,85 +375,10 @@ pub(crate) fn sync_instances(
         if let Some(e) = store.entries.get_mut(&key) {
             e.version = 1;
         }
-        sync_instance_nics(store, &key);
+        super::scale_set_network::sync_instance_nics(store, &key);
         next += 1;
     }
     Ok(())
-}
-
-/// Rebuilds the NICs of one uniform instance from its `networkProfileConfiguration`.
-pub(crate) fn sync_instance_nics(store: &mut Store, instance_key: &str) {
-    let Some(inst) = store.entries.get(instance_key).map(|e| e.doc.clone()) else {
-        return;
-    };
-    let inst_id = inst["id"].as_str().unwrap_or_default().to_string();
-    let configs = inst
-        .pointer("/properties/networkProfileConfiguration/networkInterfaceConfigurations")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let prefix = format!("{instance_key}/networkinterfaces/");
-    let old: Vec<String> = store
-        .entries
-        .range(prefix.clone()..)
-        .take_while(|(k, _)| k.starts_with(&prefix))
-        .map(|(k, _)| k.clone())
-        .collect();
-    let mut keep = Vec::new();
-    let mut nic_refs = Vec::new();
-    for cfg in &configs {
-        let name = cfg["name"].as_str().unwrap_or_default();
-        let nic_id = format!("{inst_id}/networkInterfaces/{name}");
-        let key = key_of(&nic_id);
-        let previous = store.entries.get(&key).map(|e| e.doc.clone());
-        let ipcs: Vec<Value> = cfg.pointer("/properties/ipConfigurations").and_then(Value::as_array).into_iter().flatten().map(|ipc| {
-            let ipc_name = ipc["name"].as_str().unwrap_or_default();
-            let mut p = ipc.get("properties").cloned().unwrap_or(json!({}));
-            if let Some(o) = p.as_object_mut() {
-                for ro in ["publicIPAddressConfiguration", "loadBalancerInboundNatPools", "applicationGatewayBackendAddressPools"] {
-                    o.remove(ro);
-                }
-            }
-            json!({ "name": ipc_name, "id": format!("{nic_id}/ipConfigurations/{ipc_name}"), "type": "Microsoft.Network/networkInterfaces/ipConfigurations", "properties": p })
-        }).collect();
-        let mut doc = json!({
-            "name": name, "id": nic_id, "type": "Microsoft.Network/networkInterfaces", "location": inst["location"],
-            "properties": {
-                "ipConfigurations": ipcs,
-                "primary": cfg.pointer("/properties/primary").cloned().unwrap_or(json!(true)),
-                "enableAcceleratedNetworking": cfg.pointer("/properties/enableAcceleratedNetworking").cloned().unwrap_or(json!(false)),
-                "enableIPForwarding": cfg.pointer("/properties/enableIPForwarding").cloned().unwrap_or(json!(false)),
-                "virtualMachine": { "id": inst_id },
-                "macAddress": previous.as_ref().and_then(|p| p.pointer("/properties/macAddress").cloned()).unwrap_or_else(|| json!(format!("00-0D-3A-{:06X}", store.alloc.next_mac))),
-                "resourceGuid": previous.as_ref().and_then(|p| p.pointer("/properties/resourceGuid").cloned()).unwrap_or_else(|| json!(uuid::Uuid::new_v4().to_string())),
-            }
-        });
-        store.alloc.next_mac += 1;
-        if let Some(nsg) = cfg.pointer("/properties/networkSecurityGroup/id") {
-            doc["properties"]["networkSecurityGroup"] = json!({ "id": nsg });
-        }
-        if prepare_ipconfigs(store, &mut doc, previous.as_ref()).is_err() {
-            continue;
-        }
-        super::stamp(
-            &mut doc,
-            KindId::VmssNic,
-            Some(&crate::etag::new_nrp()),
-            "Succeeded",
-        );
-        store.commit(&key, KindId::VmssNic, doc, None);
-        keep.push(key);
-        nic_refs.push(json!({ "id": nic_id }));
-    }
-    let stale: Vec<String> = old
-        .into_iter()
-        .filter(|k| !keep.contains(k) && !keep.iter().any(|kk| k.starts_with(&format!("{kk}/"))))
-        .collect();
-    store.remove_entries(&stale);
-    if let Some(e) = store.entries.get_mut(instance_key) {
-        e.doc["properties"]["networkProfile"] = json!({ "networkInterfaces": nic_refs });
-        e.rerender();
-    }
 }
 
 /// When uniform instances are deleted on their own, their scale set's capacity shrinks.

@@ -55,11 +55,25 @@ pub(crate) fn prepare(
     } else {
         MAX_FRONTENDS_BASIC
     };
+    // [unverified] code; the limits are documented in the Load Balancer limits include.
     if fe_count > max_fe {
         return Err(bad(
             "LoadBalancerFrontendIPConfigurationsLimitReached",
             format!(
                 "Load balancer {id} has {fe_count} frontend IP configurations, which exceeds the limit of {max_fe}."
+            ),
+        ));
+    }
+    let has_children = COLLECTIONS[1..]
+        .iter()
+        .any(|c| props[*c].as_array().is_some_and(|a| !a.is_empty()));
+    if fe_count == 0 && has_children {
+        // Verified: 400 LoadBalancerWithoutFrontendIPCantHaveChildResources, wording from an NRP response quoted in
+        // terraform-provider-azurerm issue #774; listed in the Load Balancer "common deployment errors" article.
+        return Err(bad(
+            "LoadBalancerWithoutFrontendIPCantHaveChildResources",
+            format!(
+                "Load Balancer {id} does not have Frontend IP Configuration, but it has other child resources. This setup is not supported."
             ),
         ));
     }
@@ -79,13 +93,16 @@ pub(crate) fn prepare(
             let prefix = p.get("publicIPPrefix").and_then(|v| v.get("id")).cloned();
             match (&pip, &subnet, &prefix) {
                 (None, None, None) => {
+                    // Verified: 400 FrontendIPConfigHasNoSubnetOrPublicIP, wording from an NRP response quoted in
+                    // ernestio/ernest issue #480.
                     return Err(bad(
-                        "LoadBalancerFrontendIPConfigurationMustReferencePublicIPOrSubnet",
+                        "FrontendIPConfigHasNoSubnetOrPublicIP",
                         format!(
-                            "Frontend IP configuration {fid} must reference either a public IP address, a public IP prefix or a subnet."
+                            "Frontend IP Configuration {fid} must reference either a Subnet or a Public IP Address."
                         ),
                     ));
                 }
+                // [unverified] code and wording.
                 (Some(_), Some(_), _) => {
                     return Err(bad(
                         "LoadBalancerFrontendIPConfigurationCannotReferenceBothPublicIPAndSubnet",
@@ -151,6 +168,7 @@ pub(crate) fn prepare(
                 .pointer("/properties/requestPath")
                 .and_then(Value::as_str);
             let pid = pr["id"].as_str().unwrap_or_default();
+            // [unverified] code and wording (InvalidProbeRequestPath).
             match (proto, path) {
                 ("Tcp", Some(_)) => {
                     return Err(bad(
@@ -183,6 +201,7 @@ pub(crate) fn prepare(
         .cloned()
         .unwrap_or_default();
     let nat = props["inboundNatRules"].as_array().map_or(0, Vec::len);
+    // [unverified] code; the limit is documented in the Load Balancer limits include.
     if rules.len() + nat > MAX_RULES {
         return Err(bad(
             "LoadBalancerRulesLimitReached",
@@ -215,6 +234,7 @@ pub(crate) fn prepare(
                 ),
             ));
         }
+        // [unverified] code and wording (HA ports need an internal Standard LB per the HA ports article).
         if proto == "All" && fport == 0 && (!internal || !standard) {
             return Err(bad(
                 "HaPortsRuleNotSupportedOnLoadBalancer",
@@ -252,6 +272,7 @@ pub(crate) fn prepare(
                 ));
             }
         }
+        // [unverified] code and wording: no public NRP response for a duplicate frontend+protocol+port was found.
         if let Some((other, _, _, _)) = seen.iter().find(|(_, f, port, pr)| {
             *f == fe && *port == fport && (*pr == proto || *pr == "All" || proto == "All")
         }) {
@@ -264,6 +285,111 @@ pub(crate) fn prepare(
         }
         seen.push((rid, fe, fport, proto));
     }
+    check_backend_port_reuse(&rules)?;
+    check_outbound_snat(props)?;
+    Ok(())
+}
+
+/// The backend pools a load-balancing rule sends to (`backendAddressPool` plus `backendAddressPools[]`).
+fn rule_pools(rule: &Value) -> Vec<String> {
+    let p = &rule["properties"];
+    let mut out: Vec<String> = p
+        .pointer("/backendAddressPool/id")
+        .and_then(Value::as_str)
+        .map(key_of)
+        .into_iter()
+        .collect();
+    for pool in p["backendAddressPools"].as_array().into_iter().flatten() {
+        if let Some(id) = pool["id"].as_str().map(key_of)
+            && !out.contains(&id)
+        {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// Two rules without floating IP may not send the same protocol and backend port to the same pool.
+/// Verified: 400 RulesUseSameBackendPortProtocolAndPool, wording from NRP responses quoted in
+/// MicrosoftDocs/azure-docs issues #94673 and #117762.
+fn check_backend_port_reuse(rules: &[Value]) -> Result<(), ArmError> {
+    let floating = |r: &Value| r.pointer("/properties/enableFloatingIP") == Some(&json!(true));
+    for (i, a) in rules.iter().enumerate() {
+        if floating(a) {
+            continue;
+        }
+        let (ap, aport) = (&a["properties"]["protocol"], backend_port(a));
+        for b in rules[i + 1..].iter().filter(|b| !floating(b)) {
+            if b["properties"]["protocol"] != *ap || backend_port(b) != aport {
+                continue;
+            }
+            let pools_b = rule_pools(b);
+            if let Some(pool) = rule_pools(a).into_iter().find(|p| pools_b.contains(p)) {
+                let pool_id = a
+                    .pointer("/properties/backendAddressPool/id")
+                    .and_then(Value::as_str)
+                    .filter(|id| key_of(id) == pool)
+                    .map(String::from)
+                    .unwrap_or(pool);
+                return Err(bad(
+                    "RulesUseSameBackendPortProtocolAndPool",
+                    format!(
+                        "Load balancing rules {} and {} with floating IP disabled use the same protocol {} and backend port {aport}, and must not be used with the same backend address pool {pool_id}.",
+                        a["id"].as_str().unwrap_or_default(),
+                        b["id"].as_str().unwrap_or_default(),
+                        ap.as_str().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn backend_port(rule: &Value) -> i64 {
+    let p = &rule["properties"];
+    p["backendPort"]
+        .as_i64()
+        .unwrap_or_else(|| p["frontendPort"].as_i64().unwrap_or(-1))
+}
+
+/// A rule whose frontend an outbound rule also uses must set `disableOutboundSnat`.
+/// Verified code: LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule
+/// (400; seen in live-deployment notes and in gardener's Azure error classifier); [unverified] wording.
+fn check_outbound_snat(props: &Value) -> Result<(), ArmError> {
+    let mut outbound_fes: Vec<(String, String)> = Vec::new();
+    for o in props["outboundRules"].as_array().into_iter().flatten() {
+        for fe in o
+            .pointer("/properties/frontendIPConfigurations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(id) = fe["id"].as_str() {
+                outbound_fes.push((key_of(id), o["id"].as_str().unwrap_or_default().to_string()));
+            }
+        }
+    }
+    for r in props["loadBalancingRules"].as_array().into_iter().flatten() {
+        if r.pointer("/properties/disableOutboundSnat") == Some(&json!(true)) {
+            continue;
+        }
+        let Some(fe) = r
+            .pointer("/properties/frontendIPConfiguration/id")
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        if let Some((_, outbound)) = outbound_fes.iter().find(|(f, _)| *f == key_of(fe)) {
+            return Err(bad(
+                "LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule",
+                format!(
+                    "Load balancing rule {} must disable SNAT (disableOutboundSnat) since its frontend IP configuration {fe} is also referenced by outbound rule {outbound}.",
+                    r["id"].as_str().unwrap_or_default()
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -275,6 +401,7 @@ fn fe_name(id: &str) -> &str {
 pub(crate) fn validate_references(store: &Store, key: &str, doc: &Value) -> Result<(), ArmError> {
     let lb_sku = sku_name(doc);
     let lb_id = doc["id"].as_str().unwrap_or_default();
+    let mut seen_pips: Vec<String> = Vec::new();
     for fe in doc
         .pointer("/properties/frontendIPConfigurations")
         .and_then(Value::as_array)
@@ -292,6 +419,7 @@ pub(crate) fn validate_references(store: &Store, key: &str, doc: &Value) -> Resu
         };
         let pip_sku = sku_name(pip);
         if pip_sku != lb_sku {
+            // Verified: code and wording from an NRP response quoted in public AKS scripts (400 [infer]).
             return Err(ArmError::bad_request(
                 "PublicIPAndLBSkuDoNotMatch",
                 format!(
@@ -301,12 +429,28 @@ pub(crate) fn validate_references(store: &Store, key: &str, doc: &Value) -> Resu
             ));
         }
         let fid = fe["id"].as_str().unwrap_or_default();
+        if seen_pips.contains(&key_of(pip_id)) {
+            return Err(pip_referenced_twice(pip_id, lb_id));
+        }
+        seen_pips.push(key_of(pip_id));
         check_single_pip_user(store, key, pip_id, fid)?;
     }
     Ok(())
 }
 
-/// A public IP may be used by one ipconfig/frontend only.
+/// Two ipconfigs (frontends) of one resource reference the same public IP. Verified: code and wording from
+/// kubernetes-sigs/cloud-provider-azure issue #4243 (an NRP answer to a CCM LB PUT); status 400 [infer].
+pub(crate) fn pip_referenced_twice(pip_id: &str, owner_id: &str) -> ArmError {
+    ArmError::bad_request(
+        "PublicIPReferencedByMultipleIPConfigs",
+        format!(
+            "Public ip address {pip_id} is referenced by multiple ipconfigs in resource {owner_id}."
+        ),
+    )
+}
+
+/// A public IP may be used by one ipconfig/frontend only. Verified code: PublicIPAddressInUse, 400 (recorded NRP
+/// response in an azure-sdk-for-node nock fixture; a live 400 on an Azure Firewall attach); [unverified] wording.
 pub(crate) fn check_single_pip_user(
     store: &Store,
     owner_key: &str,

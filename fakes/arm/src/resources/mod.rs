@@ -5,6 +5,7 @@ mod compute;
 mod load_balancer;
 mod network;
 mod nsg;
+mod scale_set_network;
 
 use crate::error::ArmError;
 use crate::id::ArmPath;
@@ -210,6 +211,7 @@ pub(crate) fn validate_references(
         KindId::LoadBalancer => load_balancer::validate_references(store, key, doc),
         KindId::Nic => network::validate_nic_references(store, key, doc, refs),
         KindId::PrivateLinkService => network::validate_pls_references(store, doc),
+        KindId::Vnet => network::validate_vnet_references(store, doc),
         KindId::Vm => compute::validate_vm_references(store, key, doc, refs),
         _ => Ok(()),
     }
@@ -287,7 +289,7 @@ pub(crate) fn after_commit(
     match kind.id {
         KindId::Vmss => compute::sync_instances(store, key, cx),
         KindId::VmssVm => {
-            compute::sync_instance_nics(store, key);
+            scale_set_network::sync_instance_nics(store, key);
             Ok(())
         }
         _ => Ok(()),

@@ -42,14 +42,17 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
         json!(if standard { "Static" } else { "Dynamic" }),
     );
     if standard && p["publicIPAllocationMethod"] != "Static" {
+        // Verified: code and wording from an az CLI transcript of the NRP answer (400 [infer]); the same wording
+        // appears in Bicep comments of several public templates.
         return Err(ArmError::bad_request(
-            "StandardSkuPublicIPAddressesMustBeStaticallyAllocated",
-            format!("Standard sku publicIp {id} must be allocated statically."),
+            "StandardAndStandardV2SkuPublicIPAddressesMustBeStatic",
+            format!("Standard sku publicIp {id} must have AllocationMethod set to Static."),
         ));
     }
     default(p, "publicIPAddressVersion", json!("IPv4"));
     default(p, "idleTimeoutInMinutes", json!(4));
     let idle = p["idleTimeoutInMinutes"].as_i64().unwrap_or(0);
+    // [unverified] code and wording.
     if !(4..=30).contains(&idle) {
         return Err(ArmError::bad_request(
             "PublicIPIdleTimeoutIsOutOfRange",
@@ -78,7 +81,9 @@ pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
     let Some(e) = store.entries.get(key) else {
         return;
     };
-    if e.kind != KindId::PublicIp || e.doc.pointer("/properties/ipAddress").is_some() {
+    if !matches!(e.kind, KindId::PublicIp | KindId::VmssPip)
+        || e.doc.pointer("/properties/ipAddress").is_some()
+    {
         return;
     }
     let v6 = e
@@ -95,7 +100,7 @@ pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
             Ipv4Addr::from(0x1400_0000u32 + n).to_string()
         };
         let taken = store.entries.values().any(|x| {
-            x.kind == KindId::PublicIp
+            matches!(x.kind, KindId::PublicIp | KindId::VmssPip)
                 && x.doc
                     .pointer("/properties/ipAddress")
                     .and_then(Value::as_str)
@@ -138,7 +143,13 @@ fn prefixes(subnet: &Value) -> Vec<String> {
 }
 
 /// Allocates (or validates a static) private IPv4 address in a subnet. Azure reserves the first four
-/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`.
+/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`. `local` carries the
+/// `(address, ipconfig id)` pairs already taken by the document being written.
+///
+/// Codes and wording verified against live-Azure failure notes (an AZ-700 lab log of NRP answers) and the
+/// private-endpoint DNS article: `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`,
+/// `PrivateIPAddressIsAllocated` (all 400). `SubnetIsFull` (400, wording quoted in cloud-provider-azure unit tests
+/// and a live AKS SyncLoadBalancerFailed event). `InvalidPrivateIPAddress` is [unverified].
 pub(crate) fn allocate_private_ip(
     store: &Store,
     subnet_id: &str,
@@ -146,7 +157,7 @@ pub(crate) fn allocate_private_ip(
     want: Option<&str>,
     is_static: bool,
     user: &str,
-    local: &mut Vec<String>,
+    local: &mut Vec<(String, String)>,
 ) -> Result<String, ArmError> {
     let subnet_key = key_of(subnet_id);
     let Some(subnet) = store.object(&subnet_key) else {
@@ -157,10 +168,13 @@ pub(crate) fn allocate_private_ip(
             ),
         ));
     };
-    let Some((net, mask)) = prefixes(subnet).iter().find_map(|c| parse_cidr(c)) else {
+    let Some((cidr, (net, mask))) = prefixes(subnet)
+        .into_iter()
+        .find_map(|c| parse_cidr(&c).map(|p| (c, p)))
+    else {
         return Ok(want.unwrap_or("10.0.0.4").to_string());
     };
-    let mut used: Vec<String> = local.clone();
+    let mut used: Vec<(String, String)> = local.clone();
     for (owner, r) in store.index.incoming(&subnet_key) {
         if owner != owner_key
             && r.kind == RefKind::SubnetUser
@@ -169,10 +183,11 @@ pub(crate) fn allocate_private_ip(
                 .and_then(|o| o.pointer("/properties/privateIPAddress"))
                 .and_then(Value::as_str)
         {
-            used.push(ip.to_string());
+            used.push((ip.to_string(), r.from.clone()));
         }
     }
     let broadcast = net | !mask;
+    let taken = |ip: &str| used.iter().find(|(u, _)| u == ip).map(|(_, by)| by.clone());
     if let Some(w) = want {
         let Ok(addr) = w.parse::<Ipv4Addr>() else {
             return Err(ArmError::bad_request(
@@ -181,33 +196,45 @@ pub(crate) fn allocate_private_ip(
             ));
         };
         let a = u32::from(addr);
-        let inside = a & mask == net && a >= net + 4 && a < broadcast;
-        if !inside && is_static {
+        let in_prefix = a & mask == net;
+        let reserved = in_prefix && (a < net + 4 || a == broadcast);
+        if is_static && !in_prefix {
             return Err(ArmError::bad_request(
                 "PrivateIPAddressNotInSubnet",
                 format!(
-                    "IP configuration {user} is using the private IP address {w} which is not in the IP address range of the subnet {subnet_id}."
+                    "Private static IP address {w} does not belong to the range of subnet prefix {cidr}."
                 ),
             ));
         }
-        if inside && !used.iter().any(|u| u == w) {
-            local.push(w.to_string());
-            return Ok(w.to_string());
-        }
-        if is_static {
+        if is_static && reserved {
             return Err(ArmError::bad_request(
-                "PrivateIPAddressInUse",
+                "PrivateIPAddressInReservedRange",
                 format!(
-                    "IP configuration {user} is using the private IP address {w} which is already allocated to another resource in subnet {subnet_id}."
+                    "Private static IP address {w} falls within reserved IP range of subnet prefix {cidr}."
                 ),
             ));
+        }
+        match taken(w) {
+            None if in_prefix && !reserved => {
+                local.push((w.to_string(), user.to_string()));
+                return Ok(w.to_string());
+            }
+            Some(by) if is_static => {
+                return Err(ArmError::bad_request(
+                    "PrivateIPAddressIsAllocated",
+                    format!(
+                        "IP configuration {user} is using the private IP address {w} which is already allocated to resource {by}."
+                    ),
+                ));
+            }
+            _ => {}
         }
     }
     let mut a = net + 4;
     while a < broadcast {
         let s = Ipv4Addr::from(a).to_string();
-        if !used.contains(&s) {
-            local.push(s.clone());
+        if taken(&s).is_none() {
+            local.push((s.clone(), user.to_string()));
             return Ok(s);
         }
         a += 1;
@@ -343,10 +370,15 @@ pub(crate) fn validate_nic_references(
     doc: &Value,
     refs: &[Ref],
 ) -> Result<(), ArmError> {
+    let nic_id = doc["id"].as_str().unwrap_or_default();
+    let mut seen_pips: Vec<String> = Vec::new();
     for r in refs.iter().filter(|r| r.kind == RefKind::PipUser) {
+        if seen_pips.contains(&key_of(&r.to)) {
+            return Err(super::load_balancer::pip_referenced_twice(&r.to, nic_id));
+        }
+        seen_pips.push(key_of(&r.to));
         check_single_pip_user(store, key, &r.to, &r.from)?;
     }
-    let nic_id = doc["id"].as_str().unwrap_or_default();
     for ipc in doc
         .pointer("/properties/ipConfigurations")
         .and_then(Value::as_array)
@@ -367,12 +399,21 @@ pub(crate) fn validate_nic_references(
             let slot = usize::from(lb_is_internal(store, &lb));
             match &by_type[slot] {
                 Some(other) if *other != lb => {
-                    let kind = if slot == 1 { "internal" } else { "public" };
+                    let ipc_name = ipc["name"].as_str().unwrap_or_default();
+                    // Internal: code documented in the Load Balancer "common deployment errors" article
+                    // (AnotherInternalLoadBalancerExists), [unverified] wording. Public: [unverified] code and wording.
+                    let (code, kind) = if slot == 1 {
+                        ("AnotherInternalLoadBalancerExists", "internal")
+                    } else {
+                        (
+                            "IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType",
+                            "public",
+                        )
+                    };
                     return Err(ArmError::bad_request(
-                        "IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType",
+                        code,
                         format!(
-                            "Network interface {nic_id} IP configuration {} references {kind} load balancers {other} and {lb}. An IP configuration can reference at most one internal and one public load balancer.",
-                            ipc["name"].as_str().unwrap_or_default()
+                            "Network interface {nic_id} IP configuration {ipc_name} references {kind} load balancers {other} and {lb}. An IP configuration can reference at most one internal and one public load balancer."
                         ),
                     ));
                 }
@@ -482,6 +523,22 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             let Some((net, mask)) = parse_cidr(&c) else {
                 continue;
             };
+            if let Some(addr) = c.split('/').next().and_then(|a| a.parse::<Ipv4Addr>().ok())
+                && u32::from(addr) != net
+            {
+                // Code verified from an ARM deployment error transcript (InvalidCIDRNotation); [unverified]
+                // full wording.
+                let len = c.split('/').nth(1).unwrap_or_default();
+                return Err(ArmError::bad_request(
+                    "InvalidCIDRNotation",
+                    format!(
+                        "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {}/{len}.",
+                        s["id"].as_str().unwrap_or_default(),
+                        Ipv4Addr::from(net)
+                    ),
+                ));
+            }
+            // Verified: 400 NetcfgSubnetRangeOutsideVnet with this wording (az CLI transcript of the NRP answer).
             if !spaces.is_empty() && !spaces.iter().any(|(vn, vm)| *vm <= mask && net & vm == *vn) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangeOutsideVnet",
@@ -490,14 +547,15 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                     ),
                 ));
             }
-            if let Some((other, _, _)) = ranges.iter().find(|(_, n, m)| {
+            // Verified: 400 NetcfgSubnetRangesOverlap with this wording (terraform and az CLI transcripts).
+            if ranges.iter().any(|(_, n, m)| {
                 let common = *m & mask;
                 net & common == *n & common
             }) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangesOverlap",
                     format!(
-                        "Subnet '{name}' is not valid in virtual network '{vnet_name}' because its IP address range overlaps with that of an existing subnet '{other}' in the virtual network."
+                        "Subnet '{name}' is not valid because its IP address range overlaps with that of an existing subnet in virtual network '{vnet_name}'."
                     ),
                 ));
             }
@@ -591,8 +649,11 @@ pub(crate) fn prepare_pls(
     Ok(())
 }
 
-/// PLS subnets must have `privateLinkServiceNetworkPolicies: Disabled`.
+/// PLS subnets must have `privateLinkServiceNetworkPolicies: Disabled`. Verified: 400
+/// PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled with this wording (NRP answer quoted in a
+/// public terraform configuration).
 pub(crate) fn validate_pls_references(store: &Store, doc: &Value) -> Result<(), ArmError> {
+    let pls_id = doc["id"].as_str().unwrap_or_default();
     for ipc in doc
         .pointer("/properties/ipConfigurations")
         .and_then(Value::as_array)
@@ -611,9 +672,50 @@ pub(crate) fn validate_pls_references(store: &Store, doc: &Value) -> Result<(), 
             != Some("Disabled")
         {
             return Err(ArmError::bad_request(
+                "PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled",
+                format!(
+                    "Private link service {pls_id} cannot be created in a subnet {subnet_id} since it has private link service network policies enabled."
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A subnet that hosts a private link service cannot turn its private-link-service network policies back on.
+/// Code seen in gardener's Azure error classifier
+/// (PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet); status 400 and wording [unverified].
+pub(crate) fn validate_vnet_references(store: &Store, doc: &Value) -> Result<(), ArmError> {
+    for s in doc
+        .pointer("/properties/subnets")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if s.pointer("/properties/privateLinkServiceNetworkPolicies")
+            .and_then(Value::as_str)
+            == Some("Disabled")
+        {
+            continue;
+        }
+        let subnet_id = s["id"].as_str().unwrap_or_default();
+        let pls_user = store
+            .index
+            .incoming(&key_of(subnet_id))
+            .iter()
+            .find(|(owner, r)| {
+                r.kind == RefKind::SubnetUser
+                    && store
+                        .entries
+                        .get(owner)
+                        .is_some_and(|e| e.kind == KindId::PrivateLinkService)
+            });
+        if let Some((_, r)) = pls_user {
+            return Err(ArmError::bad_request(
                 "PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet",
                 format!(
-                    "Private link service network policies cannot be enabled on private link service subnet {subnet_id}."
+                    "Private link service network policies cannot be enabled on subnet {subnet_id} since it is used by private link service {}.",
+                    r.from
                 ),
             ));
         }

@@ -76,6 +76,20 @@ fn valid_port_range(v: &str) -> bool {
     }
 }
 
+/// An IP address or CIDR prefix (what the plural prefix fields accept).
+fn is_address(v: &str) -> bool {
+    let (addr, len) = match v.split_once('/') {
+        Some((a, l)) => (a, Some(l)),
+        None => (v, None),
+    };
+    let Ok(ip) = addr.trim().parse::<std::net::IpAddr>() else {
+        return false;
+    };
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    len.is_none_or(|l| l.parse::<u8>().is_ok_and(|l| l <= max))
+}
+
+/// Verified: 400 SecurityRuleInvalidPortRange with this wording (user transcripts of NRP answers).
 fn bad_port(v: &str) -> ArmError {
     ArmError::bad_request(
         "SecurityRuleInvalidPortRange",
@@ -85,6 +99,8 @@ fn bad_port(v: &str) -> ArmError {
     )
 }
 
+/// SecurityRuleParameterContainsUnsupportedValue (verified code, 400). The wording of the direction/access/protocol
+/// and singular-plus-plural cases is [unverified]; the tag-in-plural case is verified (see caller).
 fn unsupported(param: &str, id: &str, detail: &str) -> ArmError {
     ArmError::bad_request(
         "SecurityRuleParameterContainsUnsupportedValue",
@@ -99,6 +115,7 @@ fn prepare_rule(rule: &mut Value) -> Result<(), ArmError> {
         ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
     })?;
     let priority = p.get("priority").and_then(Value::as_i64);
+    // Verified: 400 SecurityRuleInvalidPriority with this wording (az CLI transcript of the NRP answer).
     match priority {
         Some(pr) if (100..=4096).contains(&pr) => {}
         Some(pr) => {
@@ -192,6 +209,25 @@ fn prepare_rule(rule: &mut Value) -> Result<(), ArmError> {
                     return Err(bad_port(v));
                 }
             }
+            if let Some(v) = many.iter().find(|v| v.trim() == "*") {
+                // Code seen in public terraform module notes on NRP behaviour; [unverified] wording.
+                return Err(ArmError::bad_request(
+                    "SecurityRuleParameterContainsInvalidPortRanges",
+                    format!(
+                        "Security rule parameter {name} for rule with Id {id} contains invalid port range {v}: '*' is only allowed in {single}."
+                    ),
+                ));
+            }
+        } else if let Some(v) = many.iter().find(|v| !is_address(v)) {
+            // Verified: 400 with this wording (NRP answer quoted in a public chaos-testing report); service tags
+            // and '*' are only accepted in the singular field.
+            return Err(unsupported(
+                name,
+                &id,
+                &format!(
+                    "cannot specify existing VIRTUALNETWORK, INTERNET, AZURELOADBALANCER, '*' or system tags. Unsupported value used: {v}."
+                ),
+            ));
         }
         p.insert(plural.into(), json!(many));
     }
@@ -230,6 +266,7 @@ pub(crate) fn prepare(doc: &mut Value, _existing: Option<&Entry>) -> Result<(), 
     let rules = props["securityRules"].as_array_mut().ok_or_else(|| {
         ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
     })?;
+    // [unverified] code; the 1000-rule limit is documented in the virtual network limits include.
     if rules.len() > MAX_RULES {
         return Err(ArmError::bad_request(
             "SecurityRulesLimitReached",
@@ -247,6 +284,7 @@ pub(crate) fn prepare(doc: &mut Value, _existing: Option<&Entry>) -> Result<(), 
             if a["properties"]["priority"] == b["properties"]["priority"]
                 && a["properties"]["direction"] == b["properties"]["direction"]
             {
+                // Verified: 400 SecurityRuleConflict with this wording (az CLI transcripts of NRP answers).
                 return Err(ArmError::bad_request(
                     "SecurityRuleConflict",
                     format!(
@@ -265,6 +303,31 @@ pub(crate) fn prepare(doc: &mut Value, _existing: Option<&Entry>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plural_prefixes_accept_only_addresses() {
+        for ok in ["10.0.0.0/8", "1.2.3.4", "fd00::/64", "2001:db8::1"] {
+            assert!(is_address(ok), "{ok}");
+        }
+        for bad in ["*", "Internet", "AzureLoadBalancer", "10.0.0.0/33", ""] {
+            assert!(!is_address(bad), "{bad}");
+        }
+        let mut rule = json!({"id":"/x/r","properties":{"priority":100,"direction":"Inbound","access":"Allow","protocol":"Tcp",
+            "sourcePortRange":"*","destinationPortRange":"80","sourceAddressPrefixes":["10.0.0.0/8","Internet"]}});
+        let err = prepare_rule(&mut rule).unwrap_err();
+        assert_eq!(err.code, "SecurityRuleParameterContainsUnsupportedValue");
+        assert!(
+            err.message.contains("Unsupported value used: Internet."),
+            "{}",
+            err.message
+        );
+        let mut rule = json!({"id":"/x/r","properties":{"priority":100,"direction":"Inbound","access":"Allow","protocol":"Tcp",
+            "sourcePortRange":"*","destinationPortRanges":["*"],"sourceAddressPrefix":"Internet"}});
+        assert_eq!(
+            prepare_rule(&mut rule).unwrap_err().code,
+            "SecurityRuleParameterContainsInvalidPortRanges"
+        );
+    }
 
     #[test]
     fn port_ranges() {

@@ -1,9 +1,12 @@
 //! Integration tests: the fake ARM router served over real HTTPS on 127.0.0.1 and driven with reqwest.
 
 mod compute;
+mod error_codes;
+mod lro_details;
 mod model;
 mod network;
 mod protocol;
+mod scale_set_network;
 
 use fake_arm::{ArmConfig, ArmState};
 use fake_tls::{ClientAuth, HttpsServer, Pki, server_config};

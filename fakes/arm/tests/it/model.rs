@@ -14,6 +14,9 @@ enum Op {
     PutNic(u8, Option<u8>, Option<u8>),
     PutNsg(u8),
     AttachNsg(Option<u8>),
+    /// Uniform scale set `ss{i}` with `capacity` instances (each with a public IP), optionally joined to an LB's
+    /// pool and guarded by an NSG in its model.
+    PutVmss(u8, u8, Option<u8>, Option<u8>),
     Delete(Res),
 }
 
@@ -23,6 +26,7 @@ enum Res {
     Lb(u8),
     Nic(u8),
     Nsg(u8),
+    Vmss(u8),
 }
 
 fn id(r: Res) -> String {
@@ -31,6 +35,7 @@ fn id(r: Res) -> String {
         Res::Lb(i) => Fake::net("rg", &format!("loadBalancers/lb{i}")),
         Res::Nic(i) => Fake::net("rg", &format!("networkInterfaces/nic{i}")),
         Res::Nsg(i) => Fake::net("rg", &format!("networkSecurityGroups/nsg{i}")),
+        Res::Vmss(i) => Fake::cmp("rg", &format!("virtualMachineScaleSets/ss{i}")),
     }
 }
 
@@ -47,11 +52,19 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(a, b, c)| Op::PutNic(a, b, c)),
         n.clone().prop_map(Op::PutNsg),
         proptest::option::of(n.clone()).prop_map(Op::AttachNsg),
+        (
+            0u8..2,
+            0u8..3,
+            proptest::option::of(n.clone()),
+            proptest::option::of(n.clone())
+        )
+            .prop_map(|(a, c, l, g)| Op::PutVmss(a, c, l, g)),
         prop_oneof![
             n.clone().prop_map(Res::Pip),
             n.clone().prop_map(Res::Lb),
             n.clone().prop_map(Res::Nic),
-            n.prop_map(Res::Nsg)
+            n.clone().prop_map(Res::Nsg),
+            (0u8..2).prop_map(Res::Vmss)
         ]
         .prop_map(Op::Delete),
     ]
@@ -181,6 +194,42 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
             assert_eq!(r.is_ok(), ok, "{op:?} -> {r:?}");
             if r.is_ok() {
                 model.subnet_nsg = *n;
+            }
+        }
+        Op::PutVmss(i, capacity, lb, nsg) => {
+            let mut ipc = json!({"name":"ipc","properties":{"primary":true,"subnet":{"id":subnet},
+                "publicIPAddressConfiguration":{"name":"pub","properties":{"idleTimeoutInMinutes":4}}}});
+            if let Some(l) = lb {
+                ipc["properties"]["loadBalancerBackendAddressPools"] =
+                    json!([{"id": format!("{}/backendAddressPools/pool", id(Res::Lb(*l)))}]);
+            }
+            let mut nic =
+                json!({"name":"nic","properties":{"primary":true,"ipConfigurations":[ipc]}});
+            if let Some(g) = nsg {
+                nic["properties"]["networkSecurityGroup"] = json!({"id": id(Res::Nsg(*g))});
+            }
+            let r = state.put(
+                &id(Res::Vmss(*i)),
+                json!({"location":"eastus","sku":{"name":"Standard_D2s_v3","capacity":capacity},"properties":{
+                    "orchestrationMode":"Uniform","upgradePolicy":{"mode":"Automatic"},
+                    "virtualMachineProfile":{"networkProfile":{"networkInterfaceConfigurations":[nic]}}}}),
+            );
+            let ok = lb.is_none_or(|l| model.refs.contains_key(&Res::Lb(l)))
+                && nsg.is_none_or(|g| model.refs.contains_key(&Res::Nsg(g)));
+            assert_eq!(r.is_ok(), ok, "{op:?} -> {r:?}");
+            if r.is_ok() {
+                let mut t = BTreeSet::new();
+                t.extend(lb.map(Res::Lb));
+                t.extend(nsg.map(Res::Nsg));
+                model.refs.insert(Res::Vmss(*i), t);
+                let pips = state
+                    .list(&format!("{}/publicIPAddresses", id(Res::Vmss(*i))))
+                    .unwrap();
+                assert_eq!(
+                    pips.len(),
+                    usize::from(*capacity),
+                    "one public IP per instance"
+                );
             }
         }
         Op::Delete(res) => {

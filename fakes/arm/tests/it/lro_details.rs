@@ -1,0 +1,183 @@
+//! LRO and verb details against the RPC / recorded behaviour: Retry-After on 201/202 and on Location polls
+//! (and its absence when disabled), the Location poll answering 202 then 204 for a delete, the operation status
+//! body shape, DELETE of a missing resource, PATCH tags replacing the map, a client-sent provisioningState being
+//! ignored, and the provider registration endpoint.
+
+use crate::{Fake, NET, SUB};
+use fake_arm::ArmConfig;
+use serde_json::json;
+
+fn nsg_body() -> serde_json::Value {
+    json!({"location":"eastus","tags":{"a":"1","b":"2"}})
+}
+
+#[tokio::test]
+async fn retry_after_location_poll_and_status_bodies() {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 1,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
+    let (s, h, v) = f.put_raw(&nsg, NET, nsg_body()).await;
+    assert_eq!(s, 201);
+    assert_eq!(v["properties"]["provisioningState"], "Updating");
+    assert_eq!(h["retry-after"], "1");
+    let op = h["azure-asyncoperation"].to_str().unwrap().to_string();
+    assert!(op.contains("/providers/Microsoft.Network/locations/eastus/operations/"));
+    let first: serde_json::Value = f
+        .client
+        .get(&op)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(first, json!({"status":"InProgress"}));
+    let (done, _) = f.poll(&op).await;
+    assert_eq!(done, json!({"status":"Succeeded"}));
+
+    // DELETE: 202 with Location (+ Retry-After); the Location poll answers 202 while running, then 204.
+    let (s, h) = f.delete(&nsg, NET).await;
+    assert_eq!(s, 202);
+    assert_eq!(h["retry-after"], "1");
+    let loc = h["location"].to_str().unwrap().to_string();
+    assert!(loc.contains("/operationResults/"));
+    let r = f.client.get(&loc).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let r = f.client.get(&loc).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    assert_eq!(f.get(&nsg, NET).await.0, 404);
+    // DELETE of a resource that does not exist: 204, no operation.
+    let (s, h) = f.delete(&nsg, NET).await;
+    assert_eq!(s, 204);
+    assert!(h.get("location").is_none());
+
+    // Without Retry-After (like the recorded NRP/CRP writes) clients fall back to their default interval.
+    f.state.set_retry_after(None);
+    let (s, h, _) = f.put_raw(&nsg, NET, nsg_body()).await;
+    assert_eq!(s, 201);
+    assert!(h.get("retry-after").is_none());
+    assert!(h.get("azure-asyncoperation").is_some());
+}
+
+#[tokio::test]
+async fn failed_operation_status_carries_the_error() {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 0,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
+    let router = f.state.router();
+    let req = http::Request::builder()
+        .method("PUT")
+        .uri(format!("{nsg}?{NET}"))
+        .header("content-type", "application/json")
+        .extension(fake_arm::ForceLroFailure {
+            code: "InternalServerError".into(),
+            message: "boom".into(),
+        })
+        .body(axum::body::Body::from(nsg_body().to_string()))
+        .unwrap();
+    let resp = tower::ServiceExt::oneshot(router, req).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 201);
+    let op = resp.headers()["azure-asyncoperation"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let path = op
+        .split_once("://")
+        .and_then(|(_, r)| r.split_once('/'))
+        .map(|(_, p)| format!("/{p}"))
+        .unwrap();
+    let (status, _, body) = f.send(reqwest::Method::GET, &path, None, &[]).await;
+    assert_eq!(status, 200, "a failed operation still reads with 200");
+    assert_eq!(body["status"], "Failed");
+    assert_eq!(body["error"]["code"], "InternalServerError");
+    assert_eq!(body["error"]["message"], "boom");
+}
+
+#[tokio::test]
+async fn patch_tags_replaces_the_map_and_client_provisioning_state_is_ignored() {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 0,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
+    // provisioningState is read-only: the Go SDK echoes it back from a GET, and NRP ignores it [infer].
+    let mut body = nsg_body();
+    body["properties"] = json!({"provisioningState":"Failed"});
+    let (s, _, v) = f.put(&nsg, NET, body).await;
+    assert_eq!(s, 201);
+    assert_eq!(v["properties"]["provisioningState"], "Updating");
+    let (s, _, v) = f
+        .send(
+            reqwest::Method::PATCH,
+            &format!("{nsg}?{NET}"),
+            Some(json!({"tags":{"c":"3"}})),
+            &[],
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        v["tags"],
+        json!({"c":"3"}),
+        "PATCH replaces the whole tag map"
+    );
+    let (s, _, v) = f
+        .send(
+            reqwest::Method::PATCH,
+            &format!("{}?{NET}", Fake::net("rg", "networkSecurityGroups/none")),
+            Some(json!({"tags":{}})),
+            &[("if-match", "*")],
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (404, Some("ResourceNotFound"))
+    );
+}
+
+#[tokio::test]
+async fn provider_registrations_are_served() {
+    let f = Fake::start(ArmConfig::default()).await;
+    let (s, v) = f
+        .get(
+            &format!("/subscriptions/{SUB}/providers/Microsoft.Compute"),
+            "api-version=2021-04-01",
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(v["registrationState"], "Registered");
+    assert!(
+        v["resourceTypes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["resourceType"] == "virtualMachines" && t["zoneMappings"].is_array())
+    );
+    let (s, v) = f
+        .get(
+            &format!("/subscriptions/{SUB}/providers"),
+            "api-version=2021-04-01",
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(v["value"].as_array().unwrap().len(), 3);
+    f.seed_network("rg");
+    let (s, v) = f
+        .get(
+            &format!("/subscriptions/{SUB}/resourcegroups"),
+            "api-version=2021-04-01",
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(v["value"][0]["name"], "rg");
+}
