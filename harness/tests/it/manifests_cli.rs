@@ -1,0 +1,341 @@
+//! `harness manifests` as users run it: the real binary, real files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn harness(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(args)
+        .output()
+        .expect("harness binary runs")
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("harness-manifests-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn examples(mode: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../manifests/examples")
+        .join(mode)
+}
+
+#[test]
+fn generate_reproduces_the_checked_in_examples() {
+    for mode in ["in-tree", "out-of-tree"] {
+        let scratch = Scratch::new(mode);
+        let out = scratch.0.join("out");
+        let run = harness(&[
+            "manifests",
+            "generate",
+            "--mode",
+            mode,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let mut names: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert!(!names.is_empty());
+        for name in names {
+            let generated = std::fs::read_to_string(out.join(&name)).unwrap();
+            let checked_in =
+                std::fs::read_to_string(examples(mode).join(&name)).unwrap_or_default();
+            assert!(
+                generated == checked_in,
+                "{mode}/{} differs from the checked-in example",
+                name.to_string_lossy()
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_version_lists_accepted_values_and_writes_nothing() {
+    let scratch = Scratch::new("bad-version");
+    let out = scratch.0.join("out");
+    let run = harness(&[
+        "manifests",
+        "generate",
+        "--mode",
+        "out-of-tree",
+        "--kubernetes-version",
+        "1.40",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("1.27 to 1.36"), "{stderr}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn in_tree_on_1_30_is_refused_with_an_explanation() {
+    let scratch = Scratch::new("in-tree-1-30");
+    let out = scratch.0.join("out");
+    let run = harness(&[
+        "manifests",
+        "generate",
+        "--mode",
+        "in-tree",
+        "--kubernetes-version",
+        "1.30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("deleted in 1.30") && stderr.contains("out-of-tree"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn unknown_mode_lists_accepted_values() {
+    let run = harness(&[
+        "manifests",
+        "generate",
+        "--mode",
+        "hybrid",
+        "--out",
+        "/nonexistent",
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("in-tree") && stderr.contains("out-of-tree"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn lint_reports_file_and_container_and_fails() {
+    let scratch = Scratch::new("lint");
+    let file = scratch.0.join("kube-apiserver.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: kube-apiserver, namespace: kube-system}\nspec:\n  containers:\n  - name: kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.32.0\n    command: [kube-apiserver, --cloud-provider=external, '--enable-admission-plugins=NodeRestriction,PersistentVolumeLabel']\n",
+    )
+    .unwrap();
+    let run = harness(&[
+        "manifests",
+        "lint",
+        file.to_str().unwrap(),
+        "--kubernetes-version",
+        "1.33",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("kube-apiserver.yaml") && stdout.contains("container kube-apiserver"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("removed-flag --cloud-provider")
+            && stdout.contains("removed-admission-plugin PersistentVolumeLabel"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn lint_passes_on_the_examples() {
+    for mode in ["in-tree", "out-of-tree"] {
+        let mut args = vec!["manifests".to_string(), "lint".to_string()];
+        for name in [
+            "apiserver.manifest",
+            "kube-controller-manager.manifest",
+            "kubelet.manifest",
+        ] {
+            args.push(examples(mode).join(name).to_string_lossy().into_owned());
+        }
+        args.extend(["--kubernetes-version".to_string(), "1.29".to_string()]);
+        let run = Command::new(env!("CARGO_BIN_EXE_harness"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+    }
+}
+
+#[test]
+fn lint_flags_in_tree_examples_for_1_30() {
+    let run = harness(&[
+        "manifests",
+        "lint",
+        examples("in-tree")
+            .join("kubelet.manifest")
+            .to_str()
+            .unwrap(),
+        "--kubernetes-version",
+        "1.30",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("removed-flag-value --cloud-provider=azure"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("removed-flag --azure-container-registry-config"),
+        "{stdout}"
+    );
+}
+
+/// The snapshot versions of each mode: every generated manifest passes `harness manifests lint`
+/// for the version it was generated for.
+#[test]
+fn generated_manifests_pass_the_lint_for_their_version() {
+    let cases = [
+        ("in-tree", "1.27"),
+        ("in-tree", "1.28"),
+        ("in-tree", "1.29"),
+        ("out-of-tree", "1.27"),
+        ("out-of-tree", "1.29"),
+        ("out-of-tree", "1.33"),
+    ];
+    for (mode, version) in cases {
+        let scratch = Scratch::new(&format!("lint-{mode}-{version}"));
+        let out = scratch.0.join("out");
+        let run = harness(&[
+            "manifests",
+            "generate",
+            "--mode",
+            mode,
+            "--kubernetes-version",
+            version,
+            "--leader-migration",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{mode} {version}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        // Everything with a command line or kubelet settings; azure.json, the credential
+        // provider config and the leader-migration config carry no flags.
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name.ends_with(".manifest") || name == "kubelet-config.yaml"
+            })
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let expected = if mode == "in-tree" { 5 } else { 7 };
+        assert_eq!(files.len(), expected, "{mode} {version}: {files:?}");
+        let mut args = vec!["manifests", "lint"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend(["--kubernetes-version", version]);
+        let lint = harness(&args);
+        assert!(
+            lint.status.success(),
+            "{mode} {version}: {}{}",
+            String::from_utf8_lossy(&lint.stdout),
+            String::from_utf8_lossy(&lint.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&lint.stdout)
+                .contains(&format!("no findings for Kubernetes {version}")),
+            "{mode} {version}"
+        );
+    }
+}
+
+#[test]
+fn generate_help_lists_modes_auth_modes_and_the_version_range() {
+    let run = harness(&["manifests", "generate", "--help"]);
+    assert!(run.status.success());
+    let help = String::from_utf8_lossy(&run.stdout);
+    for needle in [
+        "in-tree",
+        "out-of-tree",
+        "managed-identity",
+        "service-principal",
+        "workload-identity",
+        "1.27 to 1.36",
+        "--cluster-cidr",
+        "--leader-migration",
+        "--replicas",
+    ] {
+        assert!(help.contains(needle), "help lacks {needle}:\n{help}");
+    }
+}
+
+#[test]
+fn bad_options_name_the_option_and_the_accepted_values() {
+    let scratch = Scratch::new("bad-options");
+    let out = scratch.0.join("out");
+    let out_text = out.to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &["--auth", "password"],
+            &["--auth", "managed-identity", "workload-identity"],
+        ),
+        (
+            &["--cluster-cidr", "10.0.0.0/33"],
+            &["--cluster-cidr", "10.244.0.0/16"],
+        ),
+        (&["--replicas", "9"], &["--replicas", "accepted: 1 to 5"]),
+        (
+            &["--cluster-name", "my cluster"],
+            &["--cluster-name", "letters, digits"],
+        ),
+        (
+            &["--cluster-cidr", "10.244.0.0/16,10.245.0.0/16"],
+            &["--cluster-cidr", "one IPv4 and one IPv6"],
+        ),
+    ];
+    for (extra, needles) in cases {
+        let mut args = vec![
+            "manifests",
+            "generate",
+            "--mode",
+            "out-of-tree",
+            "--out",
+            out_text,
+        ];
+        args.extend_from_slice(extra);
+        let run = harness(&args);
+        assert!(!run.status.success(), "{extra:?} was accepted");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        for needle in needles {
+            assert!(
+                stderr.contains(needle),
+                "{extra:?}: `{needle}` missing in:\n{stderr}"
+            );
+        }
+        assert!(!out.exists(), "{extra:?} wrote files");
+    }
+}

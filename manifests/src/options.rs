@@ -1,0 +1,363 @@
+//! What the operator asked for, validated before anything is rendered or written.
+
+use crate::cidr::{self, Cidr};
+use crate::version::KubeVersion;
+
+/// Which cloud-provider integration the manifests describe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// `--cloud-provider=azure` on apiserver, controller-manager and kubelet (Kubernetes <= 1.29).
+    InTree,
+    /// cloud-controller-manager + cloud-node-manager; kubelet `--cloud-provider=external`.
+    OutOfTree,
+}
+
+impl Mode {
+    /// Directory name used in the KEP-2393 layout.
+    pub const fn dir_name(self) -> &'static str {
+        match self {
+            Mode::InTree => "in-tree",
+            Mode::OutOfTree => "out-of-tree",
+        }
+    }
+}
+
+/// How the cloud provider authenticates to ARM; decides azure.json keys and pod volumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    /// VM managed identity through IMDS (`useManagedIdentityExtension`).
+    ManagedIdentity,
+    /// Service principal with a client secret (`aadClientId`/`aadClientSecret`).
+    ServicePrincipal,
+    /// Workload identity: a projected service-account token exchanged with Entra ID (CCM only).
+    WorkloadIdentity,
+}
+
+impl AuthMode {
+    /// CLI spelling.
+    pub const fn cli_name(self) -> &'static str {
+        match self {
+            AuthMode::ManagedIdentity => "managed-identity",
+            AuthMode::ServicePrincipal => "service-principal",
+            AuthMode::WorkloadIdentity => "workload-identity",
+        }
+    }
+}
+
+/// Image locations; tags default to the Kubernetes minor (`v1.N.0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Images {
+    /// Registry of kube-apiserver, kube-controller-manager and kube-scheduler.
+    pub kubernetes_registry: String,
+    /// Tag of the control-plane images.
+    pub kubernetes_tag: Option<String>,
+    /// Registry of cloud-controller-manager and cloud-node-manager.
+    pub cloud_provider_registry: String,
+    /// Tag of the cloud-provider images.
+    pub cloud_provider_tag: Option<String>,
+}
+
+impl Default for Images {
+    fn default() -> Self {
+        Self {
+            kubernetes_registry: "registry.k8s.io".to_string(),
+            kubernetes_tag: None,
+            cloud_provider_registry: "mcr.microsoft.com/oss/kubernetes".to_string(),
+            cloud_provider_tag: None,
+        }
+    }
+}
+
+/// Everything the generator needs; build with [`Options::new`] then adjust fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// In-tree or out-of-tree.
+    pub mode: Mode,
+    /// Target Kubernetes minor.
+    pub version: KubeVersion,
+    /// `--cluster-name`: prefix of LB, backend pool and public IP names; must match KCM and CCM.
+    pub cluster_name: String,
+    /// Pod CIDRs (`--cluster-cidr`), one per family.
+    pub cluster_cidrs: Vec<Cidr>,
+    /// Service CIDRs (`--service-cluster-ip-range`), one per family.
+    pub service_cidrs: Vec<Cidr>,
+    /// kubenet-style Azure route table managed by the route controller.
+    pub configure_cloud_routes: bool,
+    /// Image locations.
+    pub images: Images,
+    /// CCM replicas (more than one = HA).
+    pub replicas: u16,
+    /// Emit the LeaderMigrationConfiguration and wire it into KCM (in-tree) or CCM (out-of-tree).
+    pub leader_migration: bool,
+    /// ARM authentication.
+    pub auth: AuthMode,
+}
+
+/// Pod CIDR used when none is given.
+pub const DEFAULT_CLUSTER_CIDR_V4: &str = "10.244.0.0/16";
+/// IPv6 pod CIDR added for dual-stack.
+pub const DEFAULT_CLUSTER_CIDR_V6: &str = "fd00:10:244::/56";
+/// Service CIDR used when none is given.
+pub const DEFAULT_SERVICE_CIDR_V4: &str = "10.0.0.0/16";
+/// IPv6 service CIDR added for dual-stack.
+pub const DEFAULT_SERVICE_CIDR_V6: &str = "fd00:10:96::/108";
+/// Cluster name used when none is given (the anchor example's `k8s`, not the Helm `kubernetes`).
+pub const DEFAULT_CLUSTER_NAME: &str = "k8s";
+
+/// Bad option: names the option and the accepted values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// In-tree was asked for a release without the in-tree provider.
+    #[error(
+        "--mode in-tree is not possible for Kubernetes {version}: the in-tree Azure provider and the kubelet ACR credential provider were deleted in 1.30 (kubernetes#122857). Accepted: --mode in-tree with --kubernetes-version 1.27 to 1.29 (1.29 re-enables it with DisableCloudProviders=false and DisableKubeletCloudCredentialProviders=false), or --mode out-of-tree for any version 1.27 to 1.36"
+    )]
+    InTreeRemoved {
+        /// Requested version.
+        version: KubeVersion,
+    },
+    /// Workload identity needs the out-of-tree CCM.
+    #[error(
+        "--auth workload-identity needs --mode out-of-tree: the in-tree provider runs in static pods that read the node's azure.json and cannot use a projected token. Accepted with --mode in-tree: managed-identity, service-principal"
+    )]
+    WorkloadIdentityInTree,
+    /// A field value is out of its accepted set.
+    #[error("{option} `{value}` is invalid; accepted: {accepted}")]
+    Invalid {
+        /// CLI option.
+        option: &'static str,
+        /// Value given.
+        value: String,
+        /// Accepted values.
+        accepted: String,
+    },
+}
+
+impl Options {
+    /// Defaults for a mode and version: single-stack IPv4, routes off (Azure CNI), one CCM
+    /// replica, no leader migration, managed identity.
+    pub fn new(mode: Mode, version: KubeVersion) -> Self {
+        Self {
+            mode,
+            version,
+            cluster_name: DEFAULT_CLUSTER_NAME.to_string(),
+            cluster_cidrs: vec![parse_default(DEFAULT_CLUSTER_CIDR_V4)],
+            service_cidrs: vec![parse_default(DEFAULT_SERVICE_CIDR_V4)],
+            configure_cloud_routes: false,
+            images: Images::default(),
+            replicas: 1,
+            leader_migration: false,
+            auth: AuthMode::ManagedIdentity,
+        }
+    }
+
+    /// Switches both CIDR lists to the default dual-stack pair.
+    pub fn with_default_dual_stack(mut self) -> Self {
+        self.cluster_cidrs = vec![
+            parse_default(DEFAULT_CLUSTER_CIDR_V4),
+            parse_default(DEFAULT_CLUSTER_CIDR_V6),
+        ];
+        self.service_cidrs = vec![
+            parse_default(DEFAULT_SERVICE_CIDR_V4),
+            parse_default(DEFAULT_SERVICE_CIDR_V6),
+        ];
+        self
+    }
+
+    /// True when both address families are configured.
+    pub fn dual_stack(&self) -> bool {
+        self.cluster_cidrs.len() == 2
+    }
+
+    /// Tag of the control-plane images.
+    pub fn kubernetes_tag(&self) -> String {
+        self.images
+            .kubernetes_tag
+            .clone()
+            .unwrap_or_else(|| format!("v{}.0", self.version))
+    }
+
+    /// Tag of the cloud-provider images (anchor minor == Kubernetes minor).
+    pub fn cloud_provider_tag(&self) -> String {
+        self.images
+            .cloud_provider_tag
+            .clone()
+            .unwrap_or_else(|| format!("v{}.0", self.version))
+    }
+
+    /// Checks every rule; the first broken one is returned.
+    pub fn validate(&self) -> Result<(), OptionsError> {
+        if self.mode == Mode::InTree && self.version.at_least(30) {
+            return Err(OptionsError::InTreeRemoved {
+                version: self.version,
+            });
+        }
+        if self.mode == Mode::InTree && self.auth == AuthMode::WorkloadIdentity {
+            return Err(OptionsError::WorkloadIdentityInTree);
+        }
+        let name_ok = !self.cluster_name.is_empty()
+            && self.cluster_name.len() <= 63
+            && self
+                .cluster_name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && self.cluster_name.as_bytes()[0].is_ascii_alphanumeric();
+        if !name_ok {
+            return Err(invalid(
+                "--cluster-name",
+                &self.cluster_name,
+                "1-63 characters, letters, digits, '-' or '_', starting with a letter or digit (it prefixes Azure LB and public IP names)",
+            ));
+        }
+        check_families("--cluster-cidr", &self.cluster_cidrs)?;
+        check_families("--service-cidr", &self.service_cidrs)?;
+        if self.cluster_cidrs.len() != self.service_cidrs.len() {
+            return Err(invalid(
+                "--service-cidr",
+                &cidr::join(&self.service_cidrs),
+                "the same number of families as --cluster-cidr (one for single-stack, IPv4 and IPv6 for dual-stack)",
+            ));
+        }
+        if self.replicas == 0 || self.replicas > 5 {
+            return Err(invalid("--replicas", &self.replicas.to_string(), "1 to 5"));
+        }
+        check_registry("--kubernetes-registry", &self.images.kubernetes_registry)?;
+        check_registry(
+            "--cloud-provider-registry",
+            &self.images.cloud_provider_registry,
+        )?;
+        check_tag("--kubernetes-tag", self.images.kubernetes_tag.as_deref())?;
+        check_tag(
+            "--cloud-provider-tag",
+            self.images.cloud_provider_tag.as_deref(),
+        )?;
+        Ok(())
+    }
+}
+
+fn parse_default(text: &str) -> Cidr {
+    match Cidr::parse(text) {
+        Ok(c) => c,
+        Err(e) => unreachable!("built-in CIDR {text} is valid: {e}"),
+    }
+}
+
+fn invalid(option: &'static str, value: &str, accepted: &str) -> OptionsError {
+    OptionsError::Invalid {
+        option,
+        value: value.to_string(),
+        accepted: accepted.to_string(),
+    }
+}
+
+fn check_families(option: &'static str, cidrs: &[Cidr]) -> Result<(), OptionsError> {
+    let ok = match cidrs {
+        [_] => true,
+        [a, b] => a.is_ipv6() != b.is_ipv6(),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            option,
+            &cidr::join(cidrs),
+            "one CIDR, or one IPv4 and one IPv6 CIDR separated by a comma",
+        ))
+    }
+}
+
+fn check_registry(option: &'static str, value: &str) -> Result<(), OptionsError> {
+    let ok = !value.is_empty()
+        && !value.ends_with('/')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._/:".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            option,
+            value,
+            "a registry host with optional path, e.g. registry.k8s.io or myacr.azurecr.io/k8s (no trailing '/')",
+        ))
+    }
+}
+
+fn check_tag(option: &'static str, value: Option<&str>) -> Result<(), OptionsError> {
+    let Some(value) = value else { return Ok(()) };
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        && !value.starts_with(['.', '-']);
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            option,
+            value,
+            "an image tag: up to 128 letters, digits, '_', '.', '-', not starting with '.' or '-'",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(minor: u32) -> KubeVersion {
+        KubeVersion::from_minor(minor).unwrap()
+    }
+
+    #[test]
+    fn in_tree_refused_from_1_30_with_explanation() {
+        assert!(Options::new(Mode::InTree, v(29)).validate().is_ok());
+        let err = Options::new(Mode::InTree, v(30)).validate().unwrap_err();
+        assert_eq!(err, OptionsError::InTreeRemoved { version: v(30) });
+        let text = err.to_string();
+        assert!(
+            text.contains("1.27 to 1.29") && text.contains("kubernetes#122857"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_option() {
+        let mut o = Options::new(Mode::OutOfTree, v(33));
+        o.cluster_name = "bad name".into();
+        assert!(
+            o.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--cluster-name")
+        );
+        let mut o = Options::new(Mode::OutOfTree, v(33));
+        o.cluster_cidrs.push(Cidr::parse("10.1.0.0/16").unwrap());
+        assert!(
+            o.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--cluster-cidr")
+        );
+        let o = Options::new(Mode::OutOfTree, v(33)).with_default_dual_stack();
+        assert!(o.validate().is_ok());
+        let mut o = o;
+        o.service_cidrs.pop();
+        assert!(
+            o.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--service-cidr")
+        );
+        let mut o = Options::new(Mode::OutOfTree, v(33));
+        o.replicas = 0;
+        assert!(o.validate().unwrap_err().to_string().contains("1 to 5"));
+        let mut o = Options::new(Mode::OutOfTree, v(33));
+        o.images.cloud_provider_tag = Some("-x".into());
+        assert!(o.validate().is_err());
+        let mut o = Options::new(Mode::InTree, v(28));
+        o.auth = AuthMode::WorkloadIdentity;
+        assert_eq!(o.validate(), Err(OptionsError::WorkloadIdentityInTree));
+    }
+}

@@ -1,0 +1,71 @@
+//! Snapshots of the complete output for each mode at three versions.
+
+use ccm_manifests::{KubeVersion, Mode, Options, generate};
+
+fn render(mode: Mode, minor: u32) -> String {
+    let bundle = generate(&Options::new(mode, KubeVersion::from_minor(minor).unwrap())).unwrap();
+    bundle
+        .files
+        .iter()
+        .map(|f| format!("==> {} <==\n{}\n", f.name, f.contents))
+        .collect()
+}
+
+#[test]
+fn in_tree_1_27() {
+    insta::assert_snapshot!(render(Mode::InTree, 27));
+}
+
+#[test]
+fn in_tree_1_28() {
+    insta::assert_snapshot!(render(Mode::InTree, 28));
+}
+
+#[test]
+fn in_tree_1_29() {
+    insta::assert_snapshot!(render(Mode::InTree, 29));
+}
+
+#[test]
+fn out_of_tree_1_27() {
+    insta::assert_snapshot!(render(Mode::OutOfTree, 27));
+}
+
+#[test]
+fn out_of_tree_1_29() {
+    insta::assert_snapshot!(render(Mode::OutOfTree, 29));
+}
+
+#[test]
+fn out_of_tree_1_33() {
+    insta::assert_snapshot!(render(Mode::OutOfTree, 33));
+}
+
+#[test]
+fn out_of_tree_1_36_ha_dual_stack_routes() {
+    let mut o = Options::new(Mode::OutOfTree, KubeVersion::from_minor(36).unwrap())
+        .with_default_dual_stack();
+    o.configure_cloud_routes = true;
+    o.leader_migration = true;
+    o.replicas = 3;
+    let bundle = generate(&o).unwrap();
+    let text: String = bundle
+        .files
+        .iter()
+        .map(|f| format!("==> {} <==\n{}\n", f.name, f.contents))
+        .collect();
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn out_of_tree_1_33_workload_identity_cloud_config_secret() {
+    let mut o = Options::new(Mode::OutOfTree, KubeVersion::from_minor(33).unwrap());
+    o.auth = ccm_manifests::AuthMode::WorkloadIdentity;
+    let bundle = generate(&o).unwrap();
+    let file = |name: &str| bundle.file(name).unwrap().contents.clone();
+    insta::assert_snapshot!(format!(
+        "==> cloud-config-secret.yaml <==\n{}\n==> azure.json (node) <==\n{}",
+        file("cloud-config-secret.yaml"),
+        file("azure.json")
+    ));
+}
