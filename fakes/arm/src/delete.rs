@@ -132,6 +132,7 @@ impl Store {
             .map(|(k, _)| k.clone())
             .collect();
         cascade.insert(0, key.clone());
+        cascade.extend(resources::dependents(self, &key));
         let mut ids = BTreeSet::new();
         for k in &cascade {
             if let Some(e) = self.entries.get(k) {

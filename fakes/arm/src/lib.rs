@@ -9,7 +9,9 @@
 //! `Microsoft.Compute` zone mappings); `Microsoft.Network` loadBalancers (+ frontendIPConfigurations,
 //! backendAddressPools, loadBalancingRules, probes, inboundNatRules, outboundRules), publicIPAddresses,
 //! networkSecurityGroups (+ securityRules, defaultSecurityRules), networkInterfaces (+ ipConfigurations),
-//! routeTables (+ routes), virtualNetworks (+ subnets), privateLinkServices; `Microsoft.Compute`
+//! routeTables (+ routes), virtualNetworks (+ subnets), privateLinkServices (each with the NIC NRP creates for it,
+//! `<pls>.nic.<guid>` in the service's group, listed in `properties.networkInterfaces`, pointing back with
+//! `properties.privateLinkService`, read-only to clients and deleted with the service); `Microsoft.Compute`
 //! virtualMachines, virtualMachineScaleSets (uniform instances materialised from `sku.capacity`, each with NICs at
 //! `.../virtualMachineScaleSets/{ss}/virtualMachines/{i}/networkInterfaces/{nic}` and public IPs at
 //! `.../networkInterfaces/{nic}/ipConfigurations/{ipc}/publicIPAddresses/{pip}` from `publicIPAddressConfiguration`,
@@ -45,6 +47,8 @@
 //!   `NicInUse`, `LoadBalancerInUseByVirtualMachineScaleSet`, `CannotDeleteLoadBalancerWithPrivateLinkService`,
 //!   `SecurityRuleConflict`, `SecurityRuleInvalidPriority`, `SecurityRuleInvalidPortRange`,
 //!   `SecurityRuleParameterContainsUnsupportedValue` (tag in a plural prefix), `RulesUseSameBackendPortProtocolAndPool`,
+//!   `RulesUseSameBackendPortProtocolAndIPConfig`, `MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported`,
+//!   `NetworkInterfaceUsesMultipleLoadBalancersOfSameType`, `FrontendIPConfigHasBothSubnetAndPublicIP`,
 //!   `LoadBalancerWithoutFrontendIPCantHaveChildResources`, `FrontendIPConfigHasNoSubnetOrPublicIP`,
 //!   `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`, `PrivateIPAddressIsAllocated`, `SubnetIsFull`,
 //!   `NetcfgSubnetRangesOverlap`, `NetcfgSubnetRangeOutsideVnet`,
@@ -53,9 +57,12 @@
 //! - Verified code and wording, status inferred as 400: `PublicIPAndLBSkuDoNotMatch`,
 //!   `PublicIPReferencedByMultipleIPConfigs`, `StandardAndStandardV2SkuPublicIPAddressesMustBeStatic`,
 //!   `NetworkSecurityGroupInUseByVirtualMachineScaleSet`.
-//! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`,
+//! - Verified code and status, wording verified up to the rule ids and completed from its same-LB sibling:
+//!   `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (checked on NIC PUTs before the one-LB-per-type
+//!   rule, an ordering that is [infer]).
+//! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`, `AnotherInternalLoadBalancerExists`,
 //!   `LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule`,
-//!   `AnotherInternalLoadBalancerExists`, `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
+//!   `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
 //!   `SecurityRuleParameterContainsInvalidPortRanges`, `InvalidRequestFormat`, `MissingApiVersionParameter`,
 //!   `InvalidApiVersionParameter`, `NoRegisteredProviderFound`, `RetryableError`/`ReferencedResourceNotProvisioned`,
 //!   `CanceledAndSupersededDueToAnotherOperation`, `OperationNotAllowed`, `OperationPreempted`, `PropertyChangeNotAllowed`,
@@ -63,8 +70,8 @@
 //! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (pool removal while NIC ipconfigs use it),
 //!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
 //!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
-//!   `IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType` (public LBs),
-//!   `LoadBalancerFrontendIPConfigurationCannotReferenceBothPublicIPAndSubnet`, `SecurityRulesLimitReached`,
+//!   `CannotModifyNicAttachedToPrivateLinkService` (client PUT on a PLS NIC; modelled on the verified private-endpoint
+//!   sibling; a DELETE of that NIC answers the verified `NicInUse` naming the PLS, which is [infer]), `SecurityRulesLimitReached`,
 //!   `LoadBalancerFrontendIPConfigurationsLimitReached`, `LoadBalancerRulesLimitReached`,
 //!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
 //!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `InvalidResourceName`, `DuplicateResourceName`,
@@ -72,9 +79,10 @@
 //!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
 //!
 //! Known divergences: a client-sent public IP `ipAddress` is honoured on create (real NRP ignores it) so seeds can
-//! pin addresses. PLS auto-created NICs (`<pls>.nic.<guid>`) are not modelled. The cross-LB rule check
-//! `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (a NIC in pools of two LBs whose rules share a
-//! backend port) is not modelled. Back-reference changes (a NIC joining a pool) bump the referenced NRP resource's etag.
+//! pin addresses. Backend-port conflicts between rules reaching one NIC ipconfig are checked when the NIC is written,
+//! not when an LB PUT adds the colliding rule. A PLS NIC's ipConfigurations mirror the PLS NAT ipConfigurations
+//! (names and shape [infer]); a VM may still reference a PLS NIC. Back-reference changes (a NIC joining a pool) bump
+//! the referenced NRP resource's etag.
 
 mod api_version;
 mod config;

@@ -209,6 +209,7 @@ impl Store {
                         let mut prev = prev;
                         resources::set_state(&mut prev, kind, "Failed");
                         self.commit(&key, kind, prev, None);
+                        resources::after_rollback(self, &key);
                     }
                 } else if let Some(e) = self.entries.get_mut(&key) {
                     let kind = e.kind;

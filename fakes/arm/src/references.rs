@@ -36,6 +36,8 @@ pub(crate) enum RefKind {
     ScaleSetModel,
     /// PLS → LB frontend.
     PlsFrontend,
+    /// PLS → the NIC NRP created for it.
+    PlsNic,
     /// LB rule → frontend / pool / probe (same LB).
     LbRule,
     /// LB outbound rule → frontend / pool (same LB).
@@ -288,6 +290,14 @@ pub(crate) fn extract(kind: KindId, doc: &Value) -> Vec<Ref> {
             {
                 push(&mut out, &id, ref_id(Some(fe)), RefKind::PlsFrontend);
             }
+            for nic in props
+                .and_then(|p| p.get("networkInterfaces"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                push(&mut out, &id, ref_id(Some(nic)), RefKind::PlsNic);
+            }
             for ipc in props
                 .and_then(|p| p.get("ipConfigurations"))
                 .and_then(Value::as_array)
@@ -404,7 +414,10 @@ pub(crate) fn backref_fields(
             ("subnets", &[RefKind::NsgOfSubnet], false),
         ],
         "routetables" => &[("subnets", &[RefKind::RouteTableOfSubnet], false)],
-        "networkinterfaces" => &[("virtualMachine", &[RefKind::VmOfNic], true)],
+        "networkinterfaces" => &[
+            ("virtualMachine", &[RefKind::VmOfNic], true),
+            ("privateLinkService", &[RefKind::PlsNic], true),
+        ],
         "availabilitysets" => &[("virtualMachines", &[RefKind::VmOfAvailabilitySet], false)],
         _ => &[],
     }

@@ -370,6 +370,7 @@ impl Store {
             return Err(method_not_allowed(kind));
         }
         let key = key_of(&id);
+        resources::check_client_writable(self, kind.id, &key)?;
         self.put_entry(path, kind, &id, &key, body, cx, None)
     }
 
@@ -482,7 +483,8 @@ impl Store {
         let own_ids = addressable(kind.id, &doc);
         for r in &refs {
             let to = key_of(&r.to);
-            if own_ids.contains(&to) {
+            // A private link service's NIC is created by the write itself (after_commit).
+            if own_ids.contains(&to) || r.kind == RefKind::PlsNic {
                 continue;
             }
             if owned_by(&to, key) {

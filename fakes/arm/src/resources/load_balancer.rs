@@ -102,12 +102,13 @@ pub(crate) fn prepare(
                         ),
                     ));
                 }
-                // [unverified] code and wording.
+                // Verified: 400 FrontendIPConfigHasBothSubnetAndPublicIP with this wording (NRP answer quoted in
+                // terraform-provider-azurerm issue #1622).
                 (Some(_), Some(_), _) => {
                     return Err(bad(
-                        "LoadBalancerFrontendIPConfigurationCannotReferenceBothPublicIPAndSubnet",
+                        "FrontendIPConfigHasBothSubnetAndPublicIP",
                         format!(
-                            "Frontend IP configuration {fid} cannot reference both a public IP address and a subnet."
+                            "Frontend IP Configuration {fid} must not reference both a Subnet and a Public IP Address."
                         ),
                     ));
                 }
@@ -144,7 +145,7 @@ pub(crate) fn prepare(
                 let ip = allocate_private_ip(
                     store,
                     &subnet,
-                    &key,
+                    &[key.as_str()],
                     want.as_deref(),
                     method == "Static",
                     &fid,
@@ -286,12 +287,63 @@ pub(crate) fn prepare(
         seen.push((rid, fe, fport, proto));
     }
     check_backend_port_reuse(&rules)?;
+    check_outbound_frontends(props)?;
     check_outbound_snat(props)?;
     Ok(())
 }
 
+/// `true` when two rule protocols overlap (`All` overlaps everything).
+fn protocols_overlap(a: &str, b: &str) -> bool {
+    a == b || a == "All" || b == "All"
+}
+
+/// One frontend may serve at most one outbound rule per protocol. Verified: 400
+/// MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported with this wording, typo included
+/// (NRP answer quoted in Azure/AzLoadBalancerMigration issue #10); the message's end after the rule list is
+/// [unverified].
+fn check_outbound_frontends(props: &Value) -> Result<(), ArmError> {
+    let mut uses: Vec<(String, String, String, String)> = Vec::new();
+    for o in props["outboundRules"].as_array().into_iter().flatten() {
+        let rule = o["id"].as_str().unwrap_or_default().to_string();
+        let proto = o
+            .pointer("/properties/protocol")
+            .and_then(Value::as_str)
+            .unwrap_or("All")
+            .to_string();
+        for fe in o
+            .pointer("/properties/frontendIPConfigurations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(id) = fe["id"].as_str() {
+                uses.push((key_of(id), id.to_string(), proto.clone(), rule.clone()));
+            }
+        }
+    }
+    for (i, (fe, fe_id, proto, rule)) in uses.iter().enumerate() {
+        let clashes: Vec<&str> = uses[i + 1..]
+            .iter()
+            .filter(|(f, _, p, r)| f == fe && r != rule && protocols_overlap(p, proto))
+            .map(|(_, _, _, r)| r.as_str())
+            .collect();
+        if !clashes.is_empty() {
+            let mut rules = vec![rule.as_str()];
+            rules.extend(clashes);
+            return Err(bad(
+                "MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported",
+                format!(
+                    "Is is not supported to have more than a single outbound rule using frontendIPConfiguration {fe_id} with same or overlapping protocol. This frontendIPConfiguration is used by the following outbound rules: {}",
+                    rules.join(",")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The backend pools a load-balancing rule sends to (`backendAddressPool` plus `backendAddressPools[]`).
-fn rule_pools(rule: &Value) -> Vec<String> {
+pub(crate) fn rule_pools(rule: &Value) -> Vec<String> {
     let p = &rule["properties"];
     let mut out: Vec<String> = p
         .pointer("/backendAddressPool/id")

@@ -4,7 +4,9 @@
 mod compute;
 mod load_balancer;
 mod network;
+mod nic_load_balancers;
 mod nsg;
+mod private_link_service;
 mod scale_set_network;
 
 use crate::error::ArmError;
@@ -144,7 +146,7 @@ pub(crate) fn prepare(
         KindId::Nic => network::prepare_nic(store, &mut doc, existing)?,
         KindId::RouteTable => network::prepare_route_table(&mut doc)?,
         KindId::Vnet => network::prepare_vnet(&mut doc)?,
-        KindId::PrivateLinkService => network::prepare_pls(store, &mut doc, existing)?,
+        KindId::PrivateLinkService => private_link_service::prepare(store, &mut doc, existing)?,
         KindId::Vm | KindId::Vmss | KindId::VmssVm | KindId::AvailabilitySet => {
             compute::prepare(store, kind.id, &mut doc, existing, path, cx)?
         }
@@ -210,7 +212,7 @@ pub(crate) fn validate_references(
     match kind.id {
         KindId::LoadBalancer => load_balancer::validate_references(store, key, doc),
         KindId::Nic => network::validate_nic_references(store, key, doc, refs),
-        KindId::PrivateLinkService => network::validate_pls_references(store, doc),
+        KindId::PrivateLinkService => private_link_service::validate_references(store, doc),
         KindId::Vnet => network::validate_vnet_references(store, doc),
         KindId::Vm => compute::validate_vm_references(store, key, doc, refs),
         _ => Ok(()),
@@ -292,6 +294,41 @@ pub(crate) fn after_commit(
             scale_set_network::sync_instance_nics(store, key);
             Ok(())
         }
+        KindId::PrivateLinkService => {
+            private_link_service::sync_nic(store, key);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Hook after a failed write restored the previous document (a private link service's NIC follows it back).
+pub(crate) fn after_rollback(store: &mut Store, key: &str) {
+    private_link_service::sync_nic(store, key);
+}
+
+/// Stored entries a DELETE of `key` removes with it besides its children (a private link service's NIC).
+pub(crate) fn dependents(store: &Store, key: &str) -> Vec<String> {
+    private_link_service::dependents(store, key)
+}
+
+/// Rejects a client PUT on a resource NRP manages for another one (a private link service's NIC).
+pub(crate) fn check_client_writable(
+    store: &Store,
+    kind: KindId,
+    key: &str,
+) -> Result<(), ArmError> {
+    if kind != KindId::Nic {
+        return Ok(());
+    }
+    match (
+        private_link_service::owner_of_nic(store, key),
+        store.entries.get(key),
+    ) {
+        (Some(pls), Some(nic)) => Err(private_link_service::nic_is_read_only(
+            nic.doc["id"].as_str().unwrap_or(key),
+            pls,
+        )),
         _ => Ok(()),
     }
 }

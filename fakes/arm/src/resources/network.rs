@@ -1,12 +1,11 @@
 //! Network resources other than LBs and NSGs: public IPs (defaults, address allocation), NICs (ipconfig
-//! defaults, private IP allocation, one-LB-per-type rule), route tables, virtual networks/subnets and
-//! private link services.
+//! defaults, private IP allocation), route tables and virtual networks/subnets.
 
 use super::load_balancer::check_single_pip_user;
 use crate::error::ArmError;
 use crate::id::key_of;
 use crate::kinds::KindId;
-use crate::references::{Ref, RefKind, parent_key};
+use crate::references::{Ref, RefKind};
 use crate::store::{Entry, Store};
 use serde_json::{Value, json};
 use std::net::Ipv4Addr;
@@ -143,8 +142,9 @@ fn prefixes(subnet: &Value) -> Vec<String> {
 }
 
 /// Allocates (or validates a static) private IPv4 address in a subnet. Azure reserves the first four
-/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`. `local` carries the
-/// `(address, ipconfig id)` pairs already taken by the document being written.
+/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`. `owners` are the entry keys
+/// whose current addresses the write may reuse (the entry being written, plus a private link service's NIC);
+/// `local` carries the `(address, ipconfig id)` pairs already taken by the document being written.
 ///
 /// Codes and wording verified against live-Azure failure notes (an AZ-700 lab log of NRP answers) and the
 /// private-endpoint DNS article: `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`,
@@ -153,7 +153,7 @@ fn prefixes(subnet: &Value) -> Vec<String> {
 pub(crate) fn allocate_private_ip(
     store: &Store,
     subnet_id: &str,
-    owner_key: &str,
+    owners: &[&str],
     want: Option<&str>,
     is_static: bool,
     user: &str,
@@ -176,7 +176,7 @@ pub(crate) fn allocate_private_ip(
     };
     let mut used: Vec<(String, String)> = local.clone();
     for (owner, r) in store.index.incoming(&subnet_key) {
-        if owner != owner_key
+        if !owners.contains(&owner.as_str())
             && r.kind == RefKind::SubnetUser
             && let Some(ip) = store
                 .object(&key_of(&r.from))
@@ -314,7 +314,7 @@ pub(crate) fn prepare_ipconfigs(
         let ip = allocate_private_ip(
             store,
             &subnet,
-            &key,
+            &[key.as_str()],
             want.as_deref(),
             is_static,
             &ipc_id,
@@ -352,18 +352,7 @@ pub(crate) fn prepare_nic(
     Ok(())
 }
 
-fn lb_is_internal(store: &Store, lb_key: &str) -> bool {
-    store
-        .object(lb_key)
-        .and_then(|lb| lb.pointer("/properties/frontendIPConfigurations"))
-        .and_then(Value::as_array)
-        .is_some_and(|fes| {
-            fes.iter()
-                .any(|fe| fe.pointer("/properties/subnet/id").is_some())
-        })
-}
-
-/// NIC checks: one user per PIP; each ipconfig joins at most one internal and one public LB.
+/// NIC checks: one user per PIP, then the load-balancer rules (see `nic_load_balancers`).
 pub(crate) fn validate_nic_references(
     store: &Store,
     key: &str,
@@ -379,49 +368,7 @@ pub(crate) fn validate_nic_references(
         seen_pips.push(key_of(&r.to));
         check_single_pip_user(store, key, &r.to, &r.from)?;
     }
-    for ipc in doc
-        .pointer("/properties/ipConfigurations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let mut by_type: [Option<String>; 2] = [None, None];
-        for pool in ipc
-            .pointer("/properties/loadBalancerBackendAddressPools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(pool_id) = pool.get("id").and_then(Value::as_str) else {
-                continue;
-            };
-            let lb = parent_key(pool_id);
-            let slot = usize::from(lb_is_internal(store, &lb));
-            match &by_type[slot] {
-                Some(other) if *other != lb => {
-                    let ipc_name = ipc["name"].as_str().unwrap_or_default();
-                    // Internal: code documented in the Load Balancer "common deployment errors" article
-                    // (AnotherInternalLoadBalancerExists), [unverified] wording. Public: [unverified] code and wording.
-                    let (code, kind) = if slot == 1 {
-                        ("AnotherInternalLoadBalancerExists", "internal")
-                    } else {
-                        (
-                            "IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType",
-                            "public",
-                        )
-                    };
-                    return Err(ArmError::bad_request(
-                        code,
-                        format!(
-                            "Network interface {nic_id} IP configuration {ipc_name} references {kind} load balancers {other} and {lb}. An IP configuration can reference at most one internal and one public load balancer."
-                        ),
-                    ));
-                }
-                _ => by_type[slot] = Some(lb),
-            }
-        }
-    }
-    Ok(())
+    super::nic_load_balancers::validate(store, doc)
 }
 
 /// Prepares a route table document.
@@ -560,123 +507,6 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                 ));
             }
             ranges.push((name.clone(), net, mask));
-        }
-    }
-    Ok(())
-}
-
-/// Prepares a private link service document (alias, NAT IP allocation, defaults).
-pub(crate) fn prepare_pls(
-    store: &Store,
-    doc: &mut Value,
-    existing: Option<&Entry>,
-) -> Result<(), ArmError> {
-    let id = doc["id"].as_str().unwrap_or_default().to_string();
-    let key = key_of(&id);
-    let name = doc["name"].as_str().unwrap_or_default().to_string();
-    let location = doc["location"].as_str().unwrap_or_default().to_string();
-    let p = &mut doc["properties"];
-    if p.get("loadBalancerFrontendIpConfigurations")
-        .and_then(Value::as_array)
-        .is_none_or(Vec::is_empty)
-    {
-        return Err(ArmError::bad_request(
-            "PrivateLinkServiceMustHaveLoadBalancerFrontendIpConfigurations",
-            format!(
-                "Private link service {id} must reference at least one load balancer frontend IP configuration."
-            ),
-        ));
-    }
-    let mut local = Vec::new();
-    let Some(ipcs) = p
-        .get_mut("ipConfigurations")
-        .and_then(Value::as_array_mut)
-        .filter(|a| !a.is_empty())
-    else {
-        return Err(ArmError::bad_request(
-            "PrivateLinkServiceMustHaveIpConfigurations",
-            format!("Private link service {id} must have at least one IP configuration."),
-        ));
-    };
-    for (i, ipc) in ipcs.iter_mut().enumerate() {
-        let ipc_name = ipc["name"].as_str().unwrap_or_default().to_string();
-        ipc["id"] = json!(format!("{id}/ipConfigurations/{ipc_name}"));
-        let ip_user = ipc["id"].as_str().unwrap_or_default().to_string();
-        let ipp = &mut ipc["properties"];
-        default(ipp, "primary", json!(i == 0));
-        default(ipp, "privateIPAllocationMethod", json!("Dynamic"));
-        default(ipp, "privateIPAddressVersion", json!("IPv4"));
-        let Some(subnet) = ipp
-            .pointer("/subnet/id")
-            .and_then(Value::as_str)
-            .map(String::from)
-        else {
-            return Err(ArmError::bad_request(
-                "IpConfigurationSubnetMissing",
-                format!("Subnet is missing on IP configuration {ip_user}."),
-            ));
-        };
-        let is_static = ipp["privateIPAllocationMethod"] == "Static";
-        let want = ipp
-            .get("privateIPAddress")
-            .and_then(Value::as_str)
-            .map(String::from);
-        let ip = allocate_private_ip(
-            store,
-            &subnet,
-            &key,
-            want.as_deref(),
-            is_static,
-            &ip_user,
-            &mut local,
-        )?;
-        ipp["privateIPAddress"] = json!(ip);
-    }
-    let alias = existing
-        .and_then(|e| e.doc.pointer("/properties/alias").cloned())
-        .unwrap_or_else(|| {
-            json!(format!(
-                "{name}.{}.{location}.azure.privatelinkservice",
-                uuid::Uuid::new_v4()
-            ))
-        });
-    p["alias"] = alias;
-    default(p, "visibility", json!({ "subscriptions": [] }));
-    default(p, "autoApproval", json!({ "subscriptions": [] }));
-    default(p, "fqdns", json!([]));
-    default(p, "enableProxyProtocol", json!(false));
-    default(p, "privateEndpointConnections", json!([]));
-    Ok(())
-}
-
-/// PLS subnets must have `privateLinkServiceNetworkPolicies: Disabled`. Verified: 400
-/// PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled with this wording (NRP answer quoted in a
-/// public terraform configuration).
-pub(crate) fn validate_pls_references(store: &Store, doc: &Value) -> Result<(), ArmError> {
-    let pls_id = doc["id"].as_str().unwrap_or_default();
-    for ipc in doc
-        .pointer("/properties/ipConfigurations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(subnet_id) = ipc.pointer("/properties/subnet/id").and_then(Value::as_str) else {
-            continue;
-        };
-        let Some(subnet) = store.object(&key_of(subnet_id)) else {
-            continue;
-        };
-        if subnet
-            .pointer("/properties/privateLinkServiceNetworkPolicies")
-            .and_then(Value::as_str)
-            != Some("Disabled")
-        {
-            return Err(ArmError::bad_request(
-                "PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled",
-                format!(
-                    "Private link service {pls_id} cannot be created in a subnet {subnet_id} since it has private link service network policies enabled."
-                ),
-            ));
         }
     }
     Ok(())

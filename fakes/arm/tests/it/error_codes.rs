@@ -276,3 +276,183 @@ fn nic_in_two_internal_load_balancers_is_rejected() {
         .unwrap_err();
     assert_eq!(e.code, "AnotherInternalLoadBalancerExists");
 }
+
+/// A public Standard LB `name` with one pool, one probe and the given rules (built with `rule_on`).
+fn public_lb(s: &ArmState, name: &str, rules: Value) {
+    let pip = Fake::net("rg", &format!("publicIPAddresses/{name}-pip"));
+    s.put(&pip, json!({"location":"eastus","sku":{"name":"Standard"}}))
+        .unwrap();
+    s.put(
+        &Fake::net("rg", &format!("loadBalancers/{name}")),
+        json!({"location":"eastus","sku":{"name":"Standard"},"properties":{
+            "frontendIPConfigurations":[{"name":"fe","properties":{"publicIPAddress":{"id":pip}}}],
+            "backendAddressPools":[{"name":"pool"}],"probes":[{"name":"p","properties":{"protocol":"Tcp","port":10256}}],
+            "loadBalancingRules":rules}}),
+    )
+    .unwrap();
+}
+
+fn rule_on(lb: &str, name: &str, backend: u16, floating: bool) -> Value {
+    let mut r = rule(name, backend, backend, floating);
+    let lb_id = Fake::net("rg", &format!("loadBalancers/{lb}"));
+    let p = &mut r["properties"];
+    p["frontendIPConfiguration"]["id"] = json!(format!("{lb_id}/frontendIPConfigurations/fe"));
+    p["backendAddressPool"]["id"] = json!(format!("{lb_id}/backendAddressPools/pool"));
+    p["probe"]["id"] = json!(format!("{lb_id}/probes/p"));
+    r
+}
+
+fn pool_of(lb: &str) -> Value {
+    json!({"id": Fake::net("rg", &format!("loadBalancers/{lb}/backendAddressPools/pool"))})
+}
+
+#[test]
+fn rules_of_two_public_lbs_on_one_ipconfig_conflict() {
+    let s = state();
+    public_lb(&s, "a", json!([rule_on("a", "web", 8080, false)]));
+    public_lb(&s, "b", json!([rule_on("b", "web", 8080, false)]));
+    let n = Fake::net("rg", "networkInterfaces/n");
+    let ipc = format!("{n}/ipConfigurations/ipc");
+    let e = expect(
+        s.put(
+            &n,
+            nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerBackendAddressPools":[pool_of("a"), pool_of("b")]})),
+        ),
+        "RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig",
+        "with floating IP disabled use the same backend port 8080 and protocol Tcp, and must not be used with the same backend IP",
+    );
+    assert_eq!(
+        e.message,
+        format!(
+            "Load balancer rules {} and {} with floating IP disabled use the same backend port 8080 and protocol Tcp, and must not be used with the same backend IP {ipc}.",
+            Fake::net("rg", "loadBalancers/a/loadBalancingRules/web"),
+            Fake::net("rg", "loadBalancers/b/loadBalancingRules/web")
+        )
+    );
+    // Without a colliding rule the NIC still may not join two public LBs.
+    public_lb(&s, "b", json!([rule_on("b", "web", 9090, false)]));
+    let e = expect(
+        s.put(
+            &n,
+            nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerBackendAddressPools":[pool_of("a"), pool_of("b")]})),
+        ),
+        "NetworkInterfaceUsesMultipleLoadBalancersOfSameType",
+        "references more than one load balancer of the same type (internal or public): ",
+    );
+    assert!(
+        e.message.ends_with(&format!(
+            "{}, {}.",
+            Fake::net("rg", "loadBalancers/a"),
+            Fake::net("rg", "loadBalancers/b")
+        )),
+        "{}",
+        e.message
+    );
+    // Floating IP lifts the port conflict (the LB-count rule still applies).
+    public_lb(&s, "b", json!([rule_on("b", "web", 8080, true)]));
+    expect(
+        s.put(
+            &n,
+            nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerBackendAddressPools":[pool_of("a"), pool_of("b")]})),
+        ),
+        "NetworkInterfaceUsesMultipleLoadBalancersOfSameType",
+        "(internal or public)",
+    );
+}
+
+#[test]
+fn internal_and_public_lbs_may_share_a_backend_port() {
+    let s = state();
+    public_lb(&s, "pub", json!([rule_on("pub", "web", 8080, false)]));
+    let mut ilb_body = ilb(json!([rule("web", 8080, 8080, false)]), json!({}));
+    ilb_body["properties"]["frontendIPConfigurations"][0]["properties"]["privateIPAddress"] =
+        json!(null);
+    s.put(&Fake::net("rg", "loadBalancers/lb"), ilb_body)
+        .unwrap();
+    s.put(
+        &Fake::net("rg", "networkInterfaces/n"),
+        nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerBackendAddressPools":[pool_of("pub"), pool_of("lb")]})),
+    )
+    .unwrap();
+}
+
+#[test]
+fn nat_rules_of_one_lb_on_one_ipconfig_conflict() {
+    let s = state();
+    let pip = Fake::net("rg", "publicIPAddresses/pip");
+    s.put(&pip, json!({"location":"eastus","sku":{"name":"Standard"}}))
+        .unwrap();
+    let lb = Fake::net("rg", "loadBalancers/lb");
+    let nat = |name: &str, front: u16| {
+        json!({"name":name,"properties":{"protocol":"Tcp","frontendPort":front,"backendPort":3389,
+            "frontendIPConfiguration":{"id":format!("{lb}/frontendIPConfigurations/fe")}}})
+    };
+    s.put(
+        &lb,
+        json!({"location":"eastus","sku":{"name":"Standard"},"properties":{
+        "frontendIPConfigurations":[{"name":"fe","properties":{"publicIPAddress":{"id":pip}}}],
+        "inboundNatRules":[nat("rdp0", 50001), nat("rdp1", 50002)]}}),
+    )
+    .unwrap();
+    let n = Fake::net("rg", "networkInterfaces/n");
+    expect(
+        s.put(
+            &n,
+            nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerInboundNatRules":[
+                {"id":format!("{lb}/inboundNatRules/rdp0")},{"id":format!("{lb}/inboundNatRules/rdp1")}]})),
+        ),
+        "RulesUseSameBackendPortProtocolAndIPConfig",
+        &format!(
+            "Load balancer rules {lb}/inboundNatRules/rdp0 and {lb}/inboundNatRules/rdp1 with floating IP disabled use the same backend port 3389 and protocol Tcp, and must not be used with the same backend IP {n}/ipConfigurations/ipc."
+        ),
+    );
+}
+
+#[test]
+fn outbound_rules_may_not_share_a_frontend_and_protocol() {
+    let s = state();
+    let lb = Fake::net("rg", "loadBalancers/lb");
+    let out = |name: &str, proto: &str| {
+        json!({"name":name,"properties":{"protocol":proto,"frontendIPConfigurations":[{"id":format!("{lb}/frontendIPConfigurations/fe")}],
+            "backendAddressPool":{"id":format!("{lb}/backendAddressPools/pool")}}})
+    };
+    expect(
+        s.put(
+            &lb,
+            ilb(
+                json!([]),
+                json!({"outboundRules":[out("o1", "Tcp"), out("o2", "All")]}),
+            ),
+        ),
+        "MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported",
+        &format!(
+            "Is is not supported to have more than a single outbound rule using frontendIPConfiguration {lb}/frontendIPConfigurations/fe with same or overlapping protocol. This frontendIPConfiguration is used by the following outbound rules: {lb}/outboundRules/o1,{lb}/outboundRules/o2"
+        ),
+    );
+    // Disjoint protocols may share the frontend.
+    s.put(
+        &lb,
+        ilb(
+            json!([]),
+            json!({"outboundRules":[out("o1", "Tcp"), out("o2", "Udp")]}),
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn frontend_with_both_subnet_and_public_ip_is_rejected() {
+    let s = state();
+    let pip = Fake::net("rg", "publicIPAddresses/pip");
+    s.put(&pip, json!({"location":"eastus","sku":{"name":"Standard"}}))
+        .unwrap();
+    let lb = Fake::net("rg", "loadBalancers/lb");
+    expect(
+        s.put(&lb, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[
+            {"name":"fe","properties":{"publicIPAddress":{"id":pip},"subnet":{"id":subnet("nodes")}}}]}})),
+        "FrontendIPConfigHasBothSubnetAndPublicIP",
+        &format!(
+            "Frontend IP Configuration {lb}/frontendIPConfigurations/fe must not reference both a Subnet and a Public IP Address."
+        ),
+    );
+}

@@ -5,6 +5,7 @@ mod error_codes;
 mod lro_details;
 mod model;
 mod network;
+mod private_link_service;
 mod protocol;
 mod scale_set_network;
 

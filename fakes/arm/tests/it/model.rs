@@ -1,5 +1,6 @@
 //! Model-based property test: random create/update/delete sequences through the programmatic API never
-//! leave a dangling reference and never delete a resource something still references.
+//! leave a dangling reference and never delete a resource something still references (including the NIC a
+//! private link service owns, which goes only with its service).
 
 use crate::Fake;
 use fake_arm::{ArmConfig, ArmState};
@@ -17,6 +18,8 @@ enum Op {
     /// Uniform scale set `ss{i}` with `capacity` instances (each with a public IP), optionally joined to an LB's
     /// pool and guarded by an NSG in its model.
     PutVmss(u8, u8, Option<u8>, Option<u8>),
+    /// Private link service `pls{i}` on LB `lb{l}`'s frontend.
+    PutPls(u8, u8),
     Delete(Res),
 }
 
@@ -27,6 +30,9 @@ enum Res {
     Nic(u8),
     Nsg(u8),
     Vmss(u8),
+    Pls(u8),
+    /// The NIC NRP created for `pls{i}`.
+    PlsNic(u8),
 }
 
 fn id(r: Res) -> String {
@@ -36,6 +42,7 @@ fn id(r: Res) -> String {
         Res::Nic(i) => Fake::net("rg", &format!("networkInterfaces/nic{i}")),
         Res::Nsg(i) => Fake::net("rg", &format!("networkSecurityGroups/nsg{i}")),
         Res::Vmss(i) => Fake::cmp("rg", &format!("virtualMachineScaleSets/ss{i}")),
+        Res::Pls(i) | Res::PlsNic(i) => Fake::net("rg", &format!("privateLinkServices/pls{i}")),
     }
 }
 
@@ -59,12 +66,15 @@ fn op() -> impl Strategy<Value = Op> {
             proptest::option::of(n.clone())
         )
             .prop_map(|(a, c, l, g)| Op::PutVmss(a, c, l, g)),
+        (0u8..2, n.clone()).prop_map(|(p, l)| Op::PutPls(p, l)),
         prop_oneof![
             n.clone().prop_map(Res::Pip),
             n.clone().prop_map(Res::Lb),
             n.clone().prop_map(Res::Nic),
             n.clone().prop_map(Res::Nsg),
-            (0u8..2).prop_map(Res::Vmss)
+            (0u8..2).prop_map(Res::Vmss),
+            (0u8..2).prop_map(Res::Pls),
+            (0u8..2).prop_map(Res::PlsNic)
         ]
         .prop_map(Op::Delete),
     ]
@@ -232,6 +242,42 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
                 );
             }
         }
+        Op::PutPls(i, l) => {
+            let fe = format!("{}/frontendIPConfigurations/fe", id(Res::Lb(*l)));
+            let pls_subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/pls");
+            let r = state.put(
+                &id(Res::Pls(*i)),
+                json!({"location":"eastus","properties":{"loadBalancerFrontendIpConfigurations":[{"id":fe}],
+                    "ipConfigurations":[{"name":"nat","properties":{"subnet":{"id":pls_subnet}}}]}}),
+            );
+            let ok = model.refs.contains_key(&Res::Lb(*l));
+            assert_eq!(r.is_ok(), ok, "{op:?} -> {r:?}");
+            if let Ok(pls) = r {
+                let nic = state.get(pls_nic(&pls)).unwrap();
+                assert_eq!(nic["properties"]["privateLinkService"]["id"], pls["id"]);
+                model
+                    .refs
+                    .insert(Res::Pls(*i), BTreeSet::from([Res::Lb(*l)]));
+            }
+        }
+        Op::Delete(Res::PlsNic(i)) => {
+            if model.refs.contains_key(&Res::Pls(*i)) {
+                let pls = state.get(&id(Res::Pls(*i))).unwrap();
+                let r = state.delete(pls_nic(&pls));
+                assert!(r.is_err(), "deleted the NIC of pls{i} on its own");
+            }
+        }
+        Op::Delete(Res::Pls(i)) => {
+            let nic = state
+                .get(&id(Res::Pls(*i)))
+                .ok()
+                .map(|p| pls_nic(&p).to_string());
+            assert!(state.delete(&id(Res::Pls(*i))).is_ok());
+            model.refs.remove(&Res::Pls(*i));
+            if let Some(nic) = nic {
+                assert!(state.get(&nic).is_err(), "the NIC goes with its PLS");
+            }
+        }
         Op::Delete(res) => {
             let exists = model.refs.contains_key(res);
             let r = state.delete(&id(*res));
@@ -245,13 +291,20 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
     }
 }
 
+fn pls_nic(pls: &Value) -> &str {
+    pls["properties"]["networkInterfaces"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
     #[test]
     fn random_sequences_keep_references_intact(ops in proptest::collection::vec(op(), 1..30)) {
         let state = ArmState::new(ArmConfig::default());
         state.put(&Fake::rg_path("rg"), json!({"location":"eastus"})).unwrap();
-        state.put(&Fake::net("rg", "virtualNetworks/vnet"), json!({"location":"eastus","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"nodes","properties":{"addressPrefix":"10.0.0.0/24"}}]}})).unwrap();
+        state.put(&Fake::net("rg", "virtualNetworks/vnet"), json!({"location":"eastus","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"nodes","properties":{"addressPrefix":"10.0.0.0/24"}},
+            {"name":"pls","properties":{"addressPrefix":"10.0.1.0/24","privateLinkServiceNetworkPolicies":"Disabled"}}]}})).unwrap();
         let mut model = Model::default();
         for op in &ops {
             apply(&state, &mut model, op);

@@ -198,7 +198,7 @@ async fn nic_pool_membership_backrefs_and_in_use_checks() {
         )
         .await;
     insta::assert_json_snapshot!("subnet_in_use", redact(&v));
-    // A second public LB in the same ipconfig is refused.
+    // A second public LB on the same NIC is refused.
     let pip2 = Fake::net("rg", "publicIPAddresses/pip2");
     f.state.put(&pip2, pip("Standard")).unwrap();
     let lb2 = Fake::net("rg", "loadBalancers/lb2");
@@ -214,7 +214,7 @@ async fn nic_pool_membership_backrefs_and_in_use_checks() {
         (s, v["error"]["code"].as_str()),
         (
             400,
-            Some("IpConfigurationCannotReferenceMultipleLoadBalancersOfSameType")
+            Some("NetworkInterfaceUsesMultipleLoadBalancersOfSameType")
         )
     );
     // Leaving the pool frees it.
