@@ -1,1 +1,27 @@
-//! Embedded Kubernetes API server.
+//! Embedded Kubernetes API server: the default cluster of the migration harness, faithful to the
+//! real server's semantics (resourceVersions, watches and 410s, conflicts, patches, server-side
+//! apply, finalizers, status subresources, Service allocation) for the kinds the cloud controller
+//! manager and kubectl use.
+
+mod auth;
+pub mod cli;
+mod config;
+mod discovery;
+mod error;
+mod handlers;
+pub mod kinds;
+mod kubeconfig;
+mod openapi;
+pub mod patch;
+pub mod selectors;
+mod server;
+pub mod status;
+pub mod store;
+pub mod table;
+mod timestamps;
+
+pub use config::ApiServerConfig;
+pub use error::Error;
+pub use kinds::service_alloc::ServiceCidr;
+pub use kubeconfig::{ADMIN_CONTEXT, AdminCredentials, TOKEN_CONTEXT};
+pub use server::{RunningApiServer, SYSTEM_NAMESPACES, start};

@@ -1,0 +1,324 @@
+//! Service defaulting, validation and allocation as the real API server does it on create and
+//! update: type, protocols, targetPort, sessionAffinity, traffic policies, IP families, cluster
+//! IPs, node ports and the health check node port.
+
+use std::net::Ipv4Addr;
+
+use serde_json::{Value, json};
+
+use super::service_alloc::{Claims, NODE_PORT_MAX, NODE_PORT_MIN, ServiceAllocations};
+use crate::status::{Cause, invalid_value, required};
+use crate::store::ObjectKey;
+
+/// Defaults, validates and allocates for a Service being created (`old = None`) or updated.
+pub fn prepare(
+    alloc: &mut ServiceAllocations,
+    key: &ObjectKey,
+    svc: &mut Value,
+    old: Option<&Value>,
+) -> Result<(), Vec<Cause>> {
+    if !svc["spec"].is_object() {
+        svc["spec"] = json!({});
+    }
+    if let Some(old) = old {
+        carry_allocated_values(svc, old);
+    }
+    apply_defaults(&mut svc["spec"]);
+    validate(&svc["spec"])?;
+    let claims = allocate(alloc, key, &mut svc["spec"])?;
+    alloc.set(key, claims);
+    Ok(())
+}
+
+/// Updates that omit allocated values keep the old ones (what `kubectl apply`/replace rely on).
+fn carry_allocated_values(svc: &mut Value, old: &Value) {
+    let (spec, old_spec) = (&mut svc["spec"], &old["spec"]);
+    let same_type = spec["type"].as_str().unwrap_or("ClusterIP")
+        == old_spec["type"].as_str().unwrap_or("ClusterIP");
+    if spec["clusterIP"].as_str().unwrap_or_default().is_empty() && !old_spec["clusterIP"].is_null()
+    {
+        spec["clusterIP"] = old_spec["clusterIP"].clone();
+    }
+    if spec["clusterIPs"].as_array().is_none_or(Vec::is_empty) && !old_spec["clusterIPs"].is_null()
+    {
+        spec["clusterIPs"] = old_spec["clusterIPs"].clone();
+    }
+    if spec["healthCheckNodePort"].is_null()
+        && !old_spec["healthCheckNodePort"].is_null()
+        && same_type
+    {
+        spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"].clone();
+    }
+    let old_ports = old_spec["ports"].as_array().cloned().unwrap_or_default();
+    if let Some(ports) = spec["ports"].as_array_mut() {
+        for p in ports {
+            if p["nodePort"].as_u64().unwrap_or(0) != 0 {
+                continue;
+            }
+            let proto = p["protocol"].as_str().unwrap_or("TCP").to_string();
+            if let Some(op) = old_ports.iter().find(|op| {
+                op["port"] == p["port"] && op["protocol"].as_str().unwrap_or("TCP") == proto
+            }) && op["nodePort"].as_u64().unwrap_or(0) != 0
+            {
+                p["nodePort"] = op["nodePort"].clone();
+            }
+        }
+    }
+}
+
+fn set_default(obj: &mut Value, field: &str, value: Value) {
+    if obj[field].is_null() {
+        obj[field] = value;
+    }
+}
+
+fn apply_defaults(spec: &mut Value) {
+    set_default(spec, "type", json!("ClusterIP"));
+    let ty = spec["type"].as_str().unwrap_or("ClusterIP").to_string();
+    if ty == "ExternalName" {
+        return;
+    }
+    set_default(spec, "sessionAffinity", json!("None"));
+    set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+    if ty == "NodePort" || ty == "LoadBalancer" {
+        set_default(spec, "externalTrafficPolicy", json!("Cluster"));
+    }
+    if ty == "LoadBalancer" {
+        set_default(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+    if let Some(ports) = spec["ports"].as_array_mut() {
+        for p in ports {
+            set_default(p, "protocol", json!("TCP"));
+            if p["targetPort"].is_null() {
+                p["targetPort"] = p["port"].clone();
+            }
+        }
+    }
+}
+
+fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
+    let mut causes = Vec::new();
+    let ty = spec["type"].as_str().unwrap_or_default();
+    if !["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"].contains(&ty) {
+        causes.push(Cause {
+            reason: "FieldValueNotSupported".into(),
+            message: format!("Unsupported value: {ty:?}: supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\""),
+            field: "spec.type".into(),
+        });
+        return Err(causes);
+    }
+    let ports = spec["ports"].as_array().cloned().unwrap_or_default();
+    if ty != "ExternalName" && ports.is_empty() && spec["clusterIP"] != "None" {
+        causes.push(required("spec.ports"));
+    }
+    for (i, p) in ports.iter().enumerate() {
+        let port = p["port"].as_u64().unwrap_or(0);
+        if !(1..=65535).contains(&port) {
+            causes.push(invalid_value(
+                format!("spec.ports[{i}].port"),
+                &p["port"],
+                "must be between 1 and 65535, inclusive",
+            ));
+        }
+        let proto = p["protocol"].as_str().unwrap_or_default();
+        if !["TCP", "UDP", "SCTP"].contains(&proto) {
+            causes.push(Cause {
+                reason: "FieldValueNotSupported".into(),
+                message: format!(
+                    "Unsupported value: {proto:?}: supported values: \"SCTP\", \"TCP\", \"UDP\""
+                ),
+                field: format!("spec.ports[{i}].protocol"),
+            });
+        }
+        if ports.len() > 1 && p["name"].as_str().unwrap_or_default().is_empty() {
+            causes.push(required(format!("spec.ports[{i}].name")));
+        }
+        let node_port = p["nodePort"].as_u64().unwrap_or(0);
+        if node_port != 0 && ty == "ClusterIP" {
+            causes.push(Cause {
+                reason: "FieldValueForbidden".into(),
+                message: "Forbidden: may not be used when `type` is 'ClusterIP'".into(),
+                field: format!("spec.ports[{i}].nodePort"),
+            });
+        }
+        if node_port != 0
+            && !(u64::from(NODE_PORT_MIN)..=u64::from(NODE_PORT_MAX)).contains(&node_port)
+        {
+            causes.push(invalid_value(
+                format!("spec.ports[{i}].nodePort"),
+                &p["nodePort"],
+                &format!("provided port is not in the valid range. The range of valid ports is {NODE_PORT_MIN}-{NODE_PORT_MAX}"),
+            ));
+        }
+    }
+    if let Some(policy) = spec["externalTrafficPolicy"].as_str()
+        && !["Cluster", "Local"].contains(&policy)
+    {
+        causes.push(Cause {
+            reason: "FieldValueNotSupported".into(),
+            message: format!(
+                "Unsupported value: {policy:?}: supported values: \"Cluster\", \"Local\""
+            ),
+            field: "spec.externalTrafficPolicy".into(),
+        });
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(causes)
+    }
+}
+
+fn allocate(
+    alloc: &ServiceAllocations,
+    key: &ObjectKey,
+    spec: &mut Value,
+) -> Result<Claims, Vec<Cause>> {
+    let ty = spec["type"].as_str().unwrap_or_default().to_string();
+    let mut claims = Claims::default();
+    let mut causes = Vec::new();
+    if ty == "ExternalName" {
+        return Ok(claims);
+    }
+    match spec["clusterIP"].as_str().unwrap_or_default() {
+        "None" => {
+            spec["clusterIPs"] = json!(["None"]);
+        }
+        "" => match alloc.next_ip(&[]) {
+            Some(ip) => {
+                spec["clusterIP"] = json!(ip.to_string());
+                spec["clusterIPs"] = json!([ip.to_string()]);
+                claims.ips.push(ip);
+            }
+            None => causes.push(Cause { reason: "FieldValueInvalid".into(), message: "failed to allocate a serviceIP: range is full".into(), field: "spec.clusterIPs".into() }),
+        },
+        text => match text.parse::<Ipv4Addr>() {
+            Ok(ip) if !alloc.cidr.contains(ip) => causes.push(invalid_value(
+                "spec.clusterIPs",
+                &json!([text]),
+                &format!("failed to allocate IP {ip}: the provided IP ({ip}) is not in the valid range. The range of valid IPs is {}", alloc.cidr),
+            )),
+            Ok(ip) if alloc.ip_taken(ip, key) => causes.push(invalid_value(
+                "spec.clusterIPs",
+                &json!([text]),
+                &format!("failed to allocate IP {ip}: provided IP is already allocated"),
+            )),
+            Ok(ip) => {
+                spec["clusterIPs"] = json!([ip.to_string()]);
+                claims.ips.push(ip);
+            }
+            Err(_) => causes.push(invalid_value("spec.clusterIP", &json!(text), "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")),
+        },
+    }
+    set_default(spec, "ipFamilies", json!(["IPv4"]));
+    set_default(spec, "ipFamilyPolicy", json!("SingleStack"));
+    let wants_node_ports = ty == "NodePort"
+        || (ty == "LoadBalancer" && spec["allocateLoadBalancerNodePorts"] != json!(false));
+    if let Some(ports) = spec["ports"].as_array_mut() {
+        for (i, p) in ports.iter_mut().enumerate() {
+            let given = p["nodePort"]
+                .as_u64()
+                .and_then(|n| u16::try_from(n).ok())
+                .unwrap_or(0);
+            if given != 0 {
+                if alloc.port_taken(given, key) || claims.ports.contains(&given) {
+                    causes.push(invalid_value(
+                        format!("spec.ports[{i}].nodePort"),
+                        &json!(given),
+                        "provided port is already allocated",
+                    ));
+                } else {
+                    claims.ports.push(given);
+                }
+            } else if wants_node_ports {
+                match alloc.next_port(&claims.ports) {
+                    Some(port) => {
+                        p["nodePort"] = json!(port);
+                        claims.ports.push(port);
+                    }
+                    None => causes.push(invalid_value(
+                        format!("spec.ports[{i}].nodePort"),
+                        &json!(0),
+                        "failed to allocate a nodePort: range is full",
+                    )),
+                }
+            }
+        }
+    }
+    let needs_health_check = ty == "LoadBalancer" && spec["externalTrafficPolicy"] == "Local";
+    if needs_health_check {
+        let given = spec["healthCheckNodePort"]
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .unwrap_or(0);
+        if given != 0 {
+            if alloc.port_taken(given, key) || claims.ports.contains(&given) {
+                causes.push(invalid_value(
+                    "spec.healthCheckNodePort",
+                    &json!(given),
+                    "provided port is already allocated",
+                ));
+            } else {
+                claims.ports.push(given);
+            }
+        } else if let Some(port) = alloc.next_port(&claims.ports) {
+            spec["healthCheckNodePort"] = json!(port);
+            claims.ports.push(port);
+        }
+    } else if let Some(map) = spec.as_object_mut() {
+        map.remove("healthCheckNodePort");
+    }
+    if causes.is_empty() {
+        Ok(claims)
+    } else {
+        Err(causes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::service_alloc::ServiceCidr;
+
+    fn key(n: &str) -> ObjectKey {
+        ("default".into(), n.into())
+    }
+
+    #[test]
+    fn load_balancer_local_gets_everything_allocated() {
+        let mut a = ServiceAllocations::new(ServiceCidr::default());
+        let mut svc = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}});
+        prepare(&mut a, &key("a"), &mut svc, None).unwrap();
+        let spec = &svc["spec"];
+        assert_eq!(spec["clusterIP"], "10.0.0.2");
+        assert_eq!(spec["ports"][0]["nodePort"], 30000);
+        assert_eq!(spec["ports"][0]["targetPort"], 80);
+        assert_eq!(spec["ports"][0]["protocol"], "TCP");
+        assert_eq!(spec["healthCheckNodePort"], 30001);
+        assert_eq!(spec["allocateLoadBalancerNodePorts"], true);
+        assert_eq!(spec["sessionAffinity"], "None");
+        assert_eq!(spec["ipFamilyPolicy"], "SingleStack");
+    }
+
+    #[test]
+    fn duplicate_node_port_is_invalid_and_updates_keep_allocations() {
+        let mut a = ServiceAllocations::new(ServiceCidr::default());
+        let mut first =
+            json!({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]}});
+        prepare(&mut a, &key("a"), &mut first, None).unwrap();
+        let mut clash =
+            json!({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]}});
+        let causes = prepare(&mut a, &key("b"), &mut clash, None).unwrap_err();
+        assert_eq!(
+            causes[0].message,
+            "Invalid value: 30080: provided port is already allocated"
+        );
+        let mut update = json!({"spec": {"type": "NodePort", "ports": [{"port": 80}]}});
+        prepare(&mut a, &key("a"), &mut update, Some(&first)).unwrap();
+        assert_eq!(update["spec"]["ports"][0]["nodePort"], 30080);
+        assert_eq!(update["spec"]["clusterIP"], first["spec"]["clusterIP"]);
+        let mut bad =
+            json!({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 80}]}});
+        assert!(prepare(&mut a, &key("c"), &mut bad, None).is_err());
+    }
+}

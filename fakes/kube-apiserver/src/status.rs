@@ -1,0 +1,310 @@
+//! `metav1.Status` errors: clients (kube-rs, client-go, kubectl) branch on `reason` and `code`,
+//! so every failure is answered in exactly the shape the real API server uses.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// One entry of `details.causes`: which field was wrong and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// Machine-readable cause (`FieldValueInvalid`, `FieldValueRequired`, `FieldManagerConflict`...).
+    pub reason: String,
+    /// Human-readable explanation.
+    pub message: String,
+    /// JSON path of the field, e.g. `spec.ports[0].nodePort` or `.spec.replicas` for SSA conflicts.
+    pub field: String,
+}
+
+/// An API error rendered as a `metav1.Status` body with the matching HTTP code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status code, also put in `Status.code`.
+    pub code: u16,
+    /// `Status.reason` (`NotFound`, `AlreadyExists`, `Conflict`, `Invalid`...).
+    pub reason: &'static str,
+    /// `Status.message`.
+    pub message: String,
+    /// `details.name`, `details.group`, `details.kind` when the error concerns one object.
+    pub details: Option<Box<Details>>,
+    /// `details.causes`.
+    pub causes: Vec<Cause>,
+}
+
+/// The object an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Details {
+    /// Object name (may be empty).
+    pub name: String,
+    /// API group ("" for core).
+    pub group: String,
+    /// Resource plural (the real server puts the resource here, not the Kind).
+    pub kind: String,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+            causes: Vec::new(),
+        }
+    }
+
+    fn with_details(mut self, group: &str, resource: &str, name: &str) -> Self {
+        self.details = Some(Box::new(Details {
+            name: name.into(),
+            group: group.into(),
+            kind: resource.into(),
+        }));
+        self
+    }
+
+    /// `404 NotFound`: `services "x" not found`.
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", qualified(group, resource)),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// `409 AlreadyExists`.
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", qualified(group, resource)),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// `409 Conflict` for a stale resourceVersion, with the real message text.
+    pub fn stale(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+                qualified(group, resource)
+            ),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// `409 Conflict` with a free-form message (SSA field conflicts, terminating namespaces).
+    pub fn conflict(
+        group: &str,
+        resource: &str,
+        name: &str,
+        message: impl Into<String>,
+        causes: Vec<Cause>,
+    ) -> Self {
+        let mut e = Self::new(409, "Conflict", message).with_details(group, resource, name);
+        e.causes = causes;
+        e
+    }
+
+    /// `422 Invalid` with field causes: `Service "x" is invalid: spec.ports[0].port: Invalid value: ...`.
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
+        let list: Vec<String> = causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        let joined = if list.len() == 1 {
+            list[0].clone()
+        } else {
+            format!("[{}]", list.join(", "))
+        };
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!("{kind} \"{name}\" is invalid: {joined}"),
+        );
+        e.details = Some(Box::new(Details {
+            name: name.into(),
+            group: group.into(),
+            kind: kind.into(),
+        }));
+        e.causes = causes;
+        e
+    }
+
+    /// `400 BadRequest`.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// `410 Expired` for a list continue token or resourceVersion older than the history kept.
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// `410 Gone` for a watch starting before the oldest event kept.
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "Gone", message)
+    }
+
+    /// `405 MethodNotAllowed`.
+    pub fn method_not_allowed(verb: &str, resource: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!(
+                "the server does not allow this method on the requested resource ({verb} {resource})"
+            ),
+        )
+    }
+
+    /// `401 Unauthorized`.
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    /// `415 UnsupportedMediaType` naming the accepted media types.
+    pub fn unsupported_media_type(content_type: &str, accepted: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {accepted} (got {content_type:?})"
+            ),
+        )
+    }
+
+    /// `404 NotFound` for a path that names no known resource.
+    pub fn no_route() -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+    }
+
+    /// `500 InternalError`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", message)
+    }
+
+    /// `403 Forbidden` (namespace terminating, immutable fields the real server forbids).
+    pub fn forbidden(group: &str, resource: &str, name: &str, message: impl Into<String>) -> Self {
+        Self::new(403, "Forbidden", message).with_details(group, resource, name)
+    }
+
+    /// The `metav1.Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if self.details.is_some() || !self.causes.is_empty() {
+            let mut details = serde_json::Map::new();
+            if let Some(d) = &self.details {
+                if !d.name.is_empty() {
+                    details.insert("name".into(), json!(d.name));
+                }
+                if !d.group.is_empty() {
+                    details.insert("group".into(), json!(d.group));
+                }
+                details.insert("kind".into(), json!(d.kind));
+            }
+            if !self.causes.is_empty() {
+                let causes: Vec<Value> = self
+                    .causes
+                    .iter()
+                    .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                    .collect();
+                details.insert("causes".into(), Value::Array(causes));
+            }
+            status["details"] = Value::Object(details);
+        }
+        status
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.reason, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = self.to_status().to_string();
+        let mut response = (code, body).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        response
+    }
+}
+
+/// `services` or `leases.coordination.k8s.io`, as the real messages name resources.
+fn qualified(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+/// A field-validation cause for `Invalid` errors.
+pub fn invalid_value(field: impl Into<String>, value: &Value, why: &str) -> Cause {
+    let shown = match value {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    };
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {shown}: {why}"),
+        field: field.into(),
+    }
+}
+
+/// A required-field cause for `Invalid` errors.
+pub fn required(field: impl Into<String>) -> Cause {
+    Cause {
+        reason: "FieldValueRequired".into(),
+        message: "Required value".into(),
+        field: field.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conflict_message_matches_the_real_server() {
+        let e = ApiError::stale("coordination.k8s.io", "leases", "ccm");
+        assert_eq!(
+            e.message,
+            "Operation cannot be fulfilled on leases.coordination.k8s.io \"ccm\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+        let s = e.to_status();
+        assert_eq!(s["details"]["kind"], "leases");
+        assert_eq!(s["code"], 409);
+    }
+
+    #[test]
+    fn invalid_lists_causes() {
+        let e = ApiError::invalid("", "Service", "web", vec![required("spec.ports")]);
+        assert_eq!(
+            e.message,
+            "Service \"web\" is invalid: spec.ports: Required value"
+        );
+        assert_eq!(e.to_status()["details"]["causes"][0]["field"], "spec.ports");
+    }
+}

@@ -1,0 +1,8 @@
+//! Integration tests: the server on a real loopback socket, driven by the real `kubectl` binary
+//! and by kube-rs.
+
+mod common;
+mod dry_run;
+mod kube_rs;
+mod kubectl;
+mod restart;
