@@ -1,0 +1,69 @@
+//! Assembles the one router the HTTPS listener serves: Entra ID token endpoints, the ARM metadata
+//! document, per-VM IMDS, the admin API, and ARM as the fallback behind its middleware stack
+//! (outermost first): request ids -> journal -> bearer check -> throttle -> faults -> fake-arm.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use fake_arm::ArmState;
+
+use crate::arm_auth::{self, ArmAuth};
+use crate::entra::{self, Entra};
+use crate::faults::{self, FaultEngine};
+use crate::journal::{self, Journal, JournalLayer, Surface};
+use crate::metadata_endpoints::{self, CloudKind};
+use crate::request_ids::{self, RoutingRegion};
+use crate::throttle::{self, ArmThrottle};
+
+/// Every piece the router is built from.
+pub(crate) struct Parts {
+    pub arm: ArmState,
+    pub entra: Entra,
+    pub auth: ArmAuth,
+    pub throttle: Arc<ArmThrottle>,
+    pub faults: Arc<FaultEngine>,
+    pub journal: Arc<Journal>,
+    pub region: String,
+    pub cloud: CloudKind,
+    pub imds: Router,
+    pub admin: Router,
+}
+
+fn journaled(router: Router, journal: &Arc<Journal>, surface: Surface) -> Router {
+    router.layer(from_fn_with_state(
+        JournalLayer {
+            journal: journal.clone(),
+            surface,
+        },
+        journal::layer,
+    ))
+}
+
+/// The complete router.
+pub(crate) fn build(parts: Parts) -> Router {
+    let arm = parts
+        .arm
+        .router()
+        .layer(from_fn_with_state(parts.faults, faults::layer))
+        .layer(from_fn_with_state(parts.throttle, throttle::layer))
+        .layer(from_fn_with_state(parts.auth, arm_auth::layer));
+    let arm = journaled(arm, &parts.journal, Surface::Arm).layer(from_fn_with_state(
+        RoutingRegion(parts.region.to_ascii_uppercase()),
+        request_ids::layer,
+    ));
+    Router::new()
+        .merge(journaled(
+            entra::router(parts.entra),
+            &parts.journal,
+            Surface::Entra,
+        ))
+        .merge(journaled(
+            metadata_endpoints::router(parts.cloud),
+            &parts.journal,
+            Surface::Metadata,
+        ))
+        .merge(journaled(parts.imds, &parts.journal, Surface::Imds))
+        .merge(parts.admin)
+        .fallback_service(arm)
+}

@@ -1,0 +1,23 @@
+//! Fake Entra ID: the v2 (and v1) client-credentials token endpoint with client secrets,
+//! certificate-signed client assertions and workload-identity federated assertions, AADSTS error
+//! bodies, and the token issuer every other endpoint shares.
+
+mod assertion;
+mod endpoint;
+mod error;
+mod issuer;
+pub mod jwt;
+mod registry;
+
+pub use assertion::{AssertionError, verify_signature};
+pub(crate) use endpoint::authority as request_authority;
+pub use endpoint::{Entra, router};
+pub use error::AadError;
+pub use issuer::{
+    AuthError, DEFAULT_LIFETIME_SECS, IssuedToken, IssuerError, TokenClaims, TokenIssuer,
+    TokenRequest, claims_json, derived_object_id, now_unix, resource_of,
+};
+pub use registry::{
+    AppRegistration, ClientSecret, DEFAULT_FEDERATED_AUDIENCE, FederatedCredential, Registry,
+    Tenant,
+};

@@ -1,0 +1,15 @@
+//! Integration tests: spawn the real `azure-fakes` binary and talk to it over HTTPS.
+
+mod support;
+
+mod admin;
+mod arm;
+mod auth;
+mod cli;
+mod faults;
+mod imds;
+mod journal;
+mod metadata;
+mod snapshot;
+mod throttle;
+mod topology;

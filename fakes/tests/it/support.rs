@@ -1,0 +1,249 @@
+//! Starts the real binary on 127.0.0.1 with a topology and a fresh TLS dir, reads the endpoints it
+//! prints, and gives tests an HTTPS client that trusts the generated CA plus ARM helpers.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use reqwest::{Method, Response};
+use serde_json::Value;
+
+/// The example topology the other tests are written against (3 nodes, Standard LB, NSG, route table).
+pub fn small_topology() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/small.yaml")
+}
+
+/// App registered in small.yaml.
+pub const CLIENT_ID: &str = "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11";
+/// Its secret (test data from the example file).
+pub const CLIENT_SECRET: &str = "fake-secret-not-for-production";
+/// Node resource group of small.yaml.
+pub const RG: &str = "k8s-small-rg";
+/// ARM network api-version.
+pub const NET_API: &str = "api-version=2025-05-01";
+
+/// A running `azure-fakes serve`.
+pub struct Fake {
+    child: Child,
+    /// `https://127.0.0.1:PORT`.
+    pub base: String,
+    /// Tenant of the topology.
+    pub tenant: String,
+    /// Subscription of the topology.
+    pub subscription: String,
+    /// Lines printed before `ready`.
+    pub printed: Vec<String>,
+    /// Client trusting the fake's CA.
+    pub http: reqwest::Client,
+    /// TLS dir (kept alive for the fake's lifetime).
+    pub dir: tempfile::TempDir,
+}
+
+impl Fake {
+    /// Starts with small.yaml and `extra` flags.
+    pub fn start(extra: &[&str]) -> Fake {
+        let dir = tempfile::tempdir().expect("tempdir");
+        Self::start_in(dir, &small_topology(), extra)
+    }
+
+    /// Starts in an existing dir (TLS material under `dir/tls`).
+    pub fn start_in(dir: tempfile::TempDir, topology: &Path, extra: &[&str]) -> Fake {
+        let tls = dir.path().join("tls");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_azure-fakes"))
+            .arg("serve")
+            .arg("--topology")
+            .arg(topology)
+            .args(["--listen", "127.0.0.1:0", "--tls-dir"])
+            .arg(&tls)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn azure-fakes");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut printed = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read stdout");
+            if line == "ready" {
+                break;
+            }
+            printed.push(line);
+        }
+        let field = |key: &str| {
+            printed
+                .iter()
+                .find_map(|l| l.strip_prefix(&format!("{key}: ")).map(str::to_string))
+                .unwrap_or_else(|| panic!("'{key}:' not printed; got {printed:?}"))
+        };
+        let base = field("arm").trim_end_matches('/').to_string();
+        let tenant = field("tenant");
+        let subscription = field("subscription");
+        let ca = std::fs::read(field("ca")).expect("CA file");
+        Fake {
+            child,
+            base,
+            tenant,
+            subscription,
+            http: client(&ca),
+            printed,
+            dir,
+        }
+    }
+
+    /// Absolute URL of `path_and_query`.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("{}{path_and_query}", self.base)
+    }
+
+    /// `/subscriptions/{sub}/resourceGroups/{RG}/providers/{rest}`.
+    pub fn rg_path(&self, rest: &str) -> String {
+        format!(
+            "/subscriptions/{}/resourceGroups/{RG}/providers/{rest}",
+            self.subscription
+        )
+    }
+
+    /// Client-credentials token with the example app's secret.
+    pub async fn token(&self) -> String {
+        let response = self
+            .http
+            .post(self.url(&format!("/{}/oauth2/v2.0/token", self.tenant)))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(crate::support::form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", CLIENT_ID),
+                ("client_secret", CLIENT_SECRET),
+                ("scope", "https://management.azure.com/.default"),
+            ]))
+            .send()
+            .await
+            .expect("token request");
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.expect("token JSON");
+        body["access_token"]
+            .as_str()
+            .expect("access_token")
+            .to_string()
+    }
+
+    /// Authenticated ARM request.
+    pub async fn arm(
+        &self,
+        token: &str,
+        method: Method,
+        path_and_query: &str,
+        body: Option<Value>,
+    ) -> Response {
+        self.arm_with(token, method, path_and_query, body, &[])
+            .await
+    }
+
+    /// Authenticated ARM request with extra headers.
+    pub async fn arm_with(
+        &self,
+        token: &str,
+        method: Method,
+        path_and_query: &str,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> Response {
+        let url = if path_and_query.starts_with("https://") {
+            path_and_query.to_string()
+        } else {
+            self.url(path_and_query)
+        };
+        let mut request = self.http.request(method, url).bearer_auth(token);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        request.send().await.expect("ARM request")
+    }
+
+    /// Admin API call returning JSON (`Null` for empty bodies).
+    pub async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = self.http.request(method, self.url(path));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("admin request");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("admin body");
+        (
+            status,
+            if text.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(&text).expect("admin JSON")
+            },
+        )
+    }
+
+    /// Polls an `Azure-AsyncOperation` URL until a terminal status and returns the status body.
+    pub async fn poll(&self, token: &str, url: &str) -> Value {
+        for _ in 0..50 {
+            let response = self.arm(token, Method::GET, url, None).await;
+            assert_eq!(
+                response.status(),
+                200,
+                "status URL answers 200 while running and when done"
+            );
+            let body: Value = response.json().await.expect("status JSON");
+            if body["status"] != "InProgress" {
+                return body;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("operation {url} never finished");
+    }
+
+    /// Sends SIGTERM, waits for the exit status and hands back the directory (state, TLS) intact.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, tempfile::TempDir) {
+        let pid = self.child.id().to_string();
+        let killed = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let status = self.child.wait().expect("wait");
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("tempdir"));
+        (status, dir)
+    }
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// HTTPS client trusting `ca_pem` only.
+pub fn client(ca_pem: &[u8]) -> reqwest::Client {
+    fake_tls::install_crypto_provider();
+    reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(ca_pem).expect("CA PEM"))
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("client")
+}
+
+/// `application/x-www-form-urlencoded` body.
+pub fn form(pairs: &[(&str, &str)]) -> String {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
+}
+
+/// Header value as a string (empty when absent).
+pub fn header(response: &Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
