@@ -1,5 +1,6 @@
 //! `azure-fakes kube-apiserver`: runs the embedded API server until Ctrl-C or SIGTERM.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -51,12 +52,19 @@ pub async fn run(args: KubeApiserverArgs) -> Result<(), Error> {
         ..ApiServerConfig::default()
     };
     let server = start(config).await?;
-    println!("kube-apiserver: serving on {}", server.url());
+    // A supervisor may read the ready lines and close the pipe: printing must never panic.
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "kube-apiserver: serving on {}", server.url());
     if let Some(path) = server.kubeconfig_path() {
-        println!("kube-apiserver: kubeconfig written to {}", path.display());
+        let _ = writeln!(
+            out,
+            "kube-apiserver: kubeconfig written to {}",
+            path.display()
+        );
     }
+    let _ = out.flush();
     wait_for_signal().await;
-    println!("kube-apiserver: shutting down");
+    let _ = writeln!(out, "kube-apiserver: shutting down");
     server.shutdown().await
 }
 

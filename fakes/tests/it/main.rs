@@ -9,6 +9,7 @@ mod cli;
 mod faults;
 mod imds;
 mod journal;
+mod kube_apiserver_cli;
 mod metadata;
 mod snapshot;
 mod throttle;
