@@ -8,6 +8,7 @@ pub mod cli;
 mod config;
 mod discovery;
 mod error;
+pub mod field_validation;
 mod handlers;
 pub mod kinds;
 mod kubeconfig;

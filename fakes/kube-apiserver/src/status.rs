@@ -189,6 +189,12 @@ impl ApiError {
         Self::new(500, "InternalError", message)
     }
 
+    /// A 500 with no reason: what the real server answers for errors that are not API statuses
+    /// (server-side apply's schema errors among them); kubectl prints `Error from server: ...`.
+    pub fn unclassified(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
+    }
+
     /// `403 Forbidden` (namespace terminating, immutable fields the real server forbids).
     pub fn forbidden(group: &str, resource: &str, name: &str, message: impl Into<String>) -> Self {
         Self::new(403, "Forbidden", message).with_details(group, resource, name)
@@ -205,6 +211,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(m) = status.as_object_mut()
+        {
+            m.remove("reason");
+        }
         if self.details.is_some() || !self.causes.is_empty() {
             let mut details = serde_json::Map::new();
             if let Some(d) = &self.details {

@@ -217,11 +217,7 @@ fn server_dry_run_refuses_an_invalid_object() {
 }
 
 /// Spec-level refusals a real API server makes (strict field validation, Pod validation).
-/// fake-kube-apiserver advertises `fieldValidation` but validates only metadata today, so this
-/// is ignored until it does; the typed round trip (`roundtrip.rs`) covers unknown fields
-/// client-side meanwhile.
 #[test]
-#[ignore = "fake-kube-apiserver does not yet enforce fieldValidation=Strict or Pod spec validation"]
 fn server_dry_run_refuses_spec_errors() {
     let ccm = generated("cloud-controller-manager.manifest");
     let apiserver = generated("apiserver.manifest");

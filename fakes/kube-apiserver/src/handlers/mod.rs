@@ -4,6 +4,7 @@
 
 mod patch;
 mod read;
+mod scale;
 mod watch;
 pub mod write;
 
@@ -112,6 +113,7 @@ async fn handle(app: AppState, request: Request) -> Result<Response, ApiError> {
     if let Some(sub) = &target.subresource
         && !(sub == "status" && target.info().has_status)
         && !(sub == "finalize" && target.info().kind == "Namespace")
+        && !scale::serves(&target)
     {
         return Err(ApiError::no_route());
     }
@@ -129,6 +131,9 @@ async fn handle(app: AppState, request: Request) -> Result<Response, ApiError> {
             content_type,
             "application/json",
         ));
+    }
+    if scale::serves(&target) {
+        return scale::handle(&app, &target, &method, &params, &headers, &body);
     }
     let is_watch = params.get("watch").is_some_and(|w| w == "true" || w == "1");
     match (method, target.name.is_some()) {

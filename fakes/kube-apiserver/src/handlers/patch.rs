@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::write::{WriteCtx, commit_update, create_in};
 use super::{AppState, Params, Target, json_response};
+use crate::field_validation::{self, Directive, with_warnings};
 use crate::patch::{self, PatchType, apply::Conflict};
 use crate::status::{ApiError, Cause};
 
@@ -25,6 +26,7 @@ pub fn patch(
         .unwrap_or_default();
     let ty = PatchType::from_content_type(content_type).ok_or_else(|| ApiError::unsupported_media_type(content_type, "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"))?;
     let name = target.name.clone().unwrap_or_default();
+    let directive = Directive::from_params(params)?;
     let ctx = WriteCtx::new(target, params, headers);
     if ty == PatchType::Apply {
         let manager = params
@@ -37,6 +39,7 @@ pub fn patch(
             })?;
         let force = params.get("force").is_some_and(|f| f == "true");
         let applied = parse_apply_body(body)?;
+        field_validation::check_apply(info, &applied)?;
         let (code, out) = app.store.write(|s| {
             let live = s.get(target.kind, target.ns(), &name);
             let mut config = applied.clone();
@@ -72,11 +75,11 @@ pub fn patch(
         })?;
         return Ok(json_response(code, &out));
     }
-    let (code, out) = app.store.write(|s| {
+    let (code, out, warnings) = app.store.write(|s| {
         let old = s
             .get(target.kind, target.ns(), &name)
             .ok_or_else(|| ApiError::not_found(info.group, info.plural, &name))?;
-        let patched = patch::apply_simple(info.kind, ty, &old, body).map_err(|e| match ty {
+        let mut patched = patch::apply_simple(info.kind, ty, &old, body).map_err(|e| match ty {
             PatchType::Json => ApiError::invalid(
                 info.group,
                 info.kind,
@@ -95,9 +98,11 @@ pub fn patch(
         if !sent_rv.is_empty() && Some(sent_rv) != old["metadata"]["resourceVersion"].as_str() {
             return Err(ApiError::stale(info.group, info.plural, &name));
         }
-        commit_update(s, target.kind, &old, patched, &ctx)
+        let warnings = field_validation::check_patched(info, ty, body, &mut patched, directive)?;
+        let (code, out) = commit_update(s, target.kind, &old, patched, &ctx)?;
+        Ok((code, out, warnings))
     })?;
-    Ok(json_response(code, &out))
+    Ok(with_warnings(json_response(code, &out), &warnings))
 }
 
 fn parse_apply_body(body: &[u8]) -> Result<Value, ApiError> {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::read::Selectors;
 use super::{AppState, Params, Target, json_response, parse_json};
+use crate::field_validation::{self, Directive, with_warnings};
 use crate::kinds::{self, KindId, KindInfo, ids};
 use crate::patch::managed;
 use crate::status::ApiError;
@@ -22,7 +23,8 @@ use crate::timestamps;
 pub struct WriteCtx {
     /// Field manager for managedFields.
     pub manager: String,
-    /// `status` when writing through the status subresource.
+    /// `status` or `scale` when writing through that subresource (recorded in managedFields;
+    /// `status` also limits the write to the status).
     pub subresource: Option<String>,
     /// `dryRun=All`: validate and default, store nothing.
     pub dry_run: bool,
@@ -64,12 +66,17 @@ pub fn create(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Response, ApiError> {
-    let obj = parse_json(body)?;
+    let mut obj = parse_json(body)?;
+    let directive = Directive::from_params(params)?;
+    let warnings = field_validation::check_object(target.info(), body, &mut obj, directive)?;
     let ctx = WriteCtx::new(target, params, headers);
     let created = app
         .store
         .write(|s| create_in(s, target.kind, target.namespace.as_deref(), obj, &ctx))?;
-    Ok(json_response(StatusCode::CREATED, &created))
+    Ok(with_warnings(
+        json_response(StatusCode::CREATED, &created),
+        &warnings,
+    ))
 }
 
 /// Checks the body's apiVersion/kind against the URL and fills them in when absent.
@@ -266,6 +273,8 @@ pub fn update(
 ) -> Result<Response, ApiError> {
     let mut obj = parse_json(body)?;
     let info = target.info();
+    let directive = Directive::from_params(params)?;
+    let warnings = field_validation::check_object(info, body, &mut obj, directive)?;
     check_type(info, &mut obj)?;
     let name = target.name.clone().unwrap_or_default();
     let body_name = obj["metadata"]["name"].as_str().unwrap_or_default();
@@ -287,7 +296,7 @@ pub fn update(
         }
         commit_update(s, target.kind, &old, obj, &ctx)
     })?;
-    Ok(json_response(code, &out))
+    Ok(with_warnings(json_response(code, &out), &warnings))
 }
 
 /// Stores `new` as the next state of `old`, applying every update rule of the real server.
@@ -300,7 +309,7 @@ pub fn commit_update(
 ) -> Result<(StatusCode, Value), ApiError> {
     let info = kinds::info(kind);
     if info.has_status {
-        if ctx.subresource.is_some() {
+        if ctx.subresource.as_deref() == Some("status") {
             let status = new["status"].take();
             new = (**old).clone();
             new["status"] = status;

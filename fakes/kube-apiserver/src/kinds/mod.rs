@@ -1,6 +1,7 @@
 //! Per-kind knowledge: the registry of served kinds and the defaulting and validation the real
 //! server applies before storing an object.
 
+mod container_ports;
 pub mod names;
 mod priority_class;
 mod rbac;

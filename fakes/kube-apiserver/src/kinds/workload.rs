@@ -98,6 +98,7 @@ pub fn validate_pod_spec(spec: &Value, at: &str) -> Vec<Cause> {
             if c["image"].as_str().is_none_or(|i| i.trim().is_empty()) {
                 causes.push(required(format!("{field}.image")));
             }
+            causes.extend(super::container_ports::validate(c, &field));
         }
     }
     if let Some(policy) = spec["restartPolicy"].as_str()

@@ -131,6 +131,40 @@ impl Fixture {
     }
 }
 
+/// A raw HTTP answer: status, `Warning` header texts and the JSON body.
+pub struct Raw {
+    pub status: u16,
+    pub warnings: Vec<String>,
+    pub body: serde_json::Value,
+}
+
+impl Fixture {
+    /// Sends one request through kube-rs's transport (TLS and auth from the kubeconfig) and
+    /// returns the answer whatever its status.
+    pub async fn raw(&self, method: &str, path: &str, content_type: &str, body: &str) -> Raw {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", content_type)
+            .body(kube::client::Body::from(body.as_bytes().to_vec()))
+            .unwrap();
+        let response = self.client().await.send(request).await.unwrap();
+        let status = response.status().as_u16();
+        let warnings = response
+            .headers()
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect();
+        let bytes = response.into_body().collect_bytes().await.unwrap();
+        Raw {
+            status,
+            warnings,
+            body: serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
 /// Fails with kubectl's output unless it exited 0.
 pub fn assert_ok(args: &[&str], out: &Output) {
     assert!(

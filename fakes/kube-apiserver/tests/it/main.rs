@@ -3,6 +3,9 @@
 
 mod common;
 mod dry_run;
+mod field_validation;
 mod kube_rs;
 mod kubectl;
+mod pod_validation;
 mod restart;
+mod scale;
