@@ -20,6 +20,11 @@
 //! scale-set VMs (PUT merges like CRP) and availabilitySets. A reference to a resource in another location is
 //! rejected with `InvalidResourceReference`, as NRP/CRP resolve references within one region.
 //!
+//! Private addresses: NIC and scale-set instance ipconfigs and internal LB frontends get the lowest free address of
+//! their subnet from `.4` (static addresses are validated instead); ipconfigs with `privateIPAddressVersion: IPv6`
+//! take theirs from the IPv6 entry of a dual-stack subnet's `addressPrefixes`. Commits keep back-references and the
+//! per-subnet address index up to date by the references that changed, so joining a large subnet or pool is cheap.
+//!
 //! Power state: VMs and scale-set VMs carry an instance view (GET `.../instanceView` or
 //! `$expand=instanceView`) whose statuses include `ProvisioningState/succeeded` and `PowerState/running`.
 //! Change it with [`ArmState::set_power_state`] (e.g. `PowerState::Deallocated`) or any edit with
@@ -74,7 +79,7 @@
 //!   sibling; a DELETE of that NIC answers the verified `NicInUse` naming the PLS, which is [infer]), `SecurityRulesLimitReached`,
 //!   `LoadBalancerFrontendIPConfigurationsLimitReached`, `LoadBalancerRulesLimitReached`,
 //!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
-//!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `InvalidResourceName`, `DuplicateResourceName`,
+//!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `SubnetMissingIPv6AddressPrefix`, `InvalidResourceName`, `DuplicateResourceName`,
 //!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
 //!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
 //!
@@ -84,7 +89,9 @@
 //! (names and shape [infer]); a VM may still reference a PLS NIC. Back-reference changes (a NIC joining a pool) bump
 //! the referenced NRP resource's etag.
 
+mod addresses;
 mod api_version;
+mod commit;
 mod config;
 mod delete;
 mod error;
@@ -94,6 +101,7 @@ mod kinds;
 mod lro;
 mod paging;
 mod providers;
+mod ref_index;
 mod references;
 mod resources;
 mod router;

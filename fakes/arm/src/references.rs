@@ -7,7 +7,8 @@ use crate::id::{key_of, last_name, parent_of};
 use crate::kinds::KindId;
 use http::StatusCode;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+
+pub(crate) use crate::ref_index::RefIndex;
 
 /// What a reference means; decides the back-reference field and the in-use error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,42 +56,6 @@ pub(crate) struct Ref {
     pub to: String,
     /// Meaning.
     pub kind: RefKind,
-}
-
-/// Incoming references: lower-cased target id → (owner entry key, reference).
-#[derive(Debug, Default, Clone)]
-pub(crate) struct RefIndex {
-    map: HashMap<String, Vec<(String, Ref)>>,
-}
-
-impl RefIndex {
-    /// Registers the references of an entry.
-    pub fn add(&mut self, owner: &str, refs: &[Ref]) {
-        for r in refs {
-            self.map
-                .entry(key_of(&r.to))
-                .or_default()
-                .push((owner.to_string(), r.clone()));
-        }
-    }
-
-    /// Unregisters the references of an entry.
-    pub fn remove(&mut self, owner: &str, refs: &[Ref]) {
-        for r in refs {
-            let k = key_of(&r.to);
-            if let Some(v) = self.map.get_mut(&k) {
-                v.retain(|(o, rr)| !(o == owner && rr == r));
-                if v.is_empty() {
-                    self.map.remove(&k);
-                }
-            }
-        }
-    }
-
-    /// References pointing at `target_key`.
-    pub fn incoming(&self, target_key: &str) -> &[(String, Ref)] {
-        self.map.get(target_key).map(Vec::as_slice).unwrap_or(&[])
-    }
 }
 
 fn ref_id(v: Option<&Value>) -> Option<String> {
@@ -391,9 +356,7 @@ pub(crate) fn extract(kind: KindId, doc: &Value) -> Vec<Ref> {
 
 /// The read-only back-reference fields a target of the given collection type carries, with the reference
 /// kinds that feed each and whether the field is a single `{id}` rather than an array.
-pub(crate) fn backref_fields(
-    target_type: &str,
-) -> &'static [(&'static str, &'static [RefKind], bool)] {
+pub(crate) fn backref_fields(target_type: &str) -> &'static [BackrefField] {
     match target_type {
         "backendaddresspools" => &[
             ("backendIPConfigurations", &[RefKind::PoolMember], false),
@@ -431,43 +394,123 @@ pub(crate) fn collection_of(key: &str) -> String {
     it.next().unwrap_or("").to_ascii_lowercase()
 }
 
-/// Writes the back-reference fields of `obj` (the object named `target_key`) from the index.
-/// Subnet `ipConfigurations` lists only NIC ipconfigs and LB frontends, like NRP (PLS/VMSS users are not listed).
-pub(crate) fn apply_backrefs(obj: &mut Value, target_key: &str, index: &RefIndex) {
-    let fields = backref_fields(&collection_of(target_key));
-    if fields.is_empty() {
-        return;
+/// One read-only back-reference field: its name, the reference kinds that feed it, and whether it is a single
+/// `{id}` rather than an array.
+pub(crate) type BackrefField = (&'static str, &'static [RefKind], bool);
+
+/// `true` when a reference is listed in the back-reference field fed by `kinds`. Subnet `ipConfigurations`
+/// lists only NIC ipconfigs and LB frontends, like NRP (private link services and scale-set models are not listed).
+fn listed(r: &Ref, kinds: &[RefKind]) -> bool {
+    if !kinds.contains(&r.kind) {
+        return false;
     }
-    let incoming = index.incoming(target_key);
+    if r.kind != RefKind::SubnetUser {
+        return true;
+    }
+    let from = r.from.to_ascii_lowercase();
+    from.contains("/ipconfigurations/") || from.contains("/frontendipconfigurations/")
+}
+
+/// Writes the back-reference fields of `obj` (the object named `target_key`) from the index.
+pub(crate) fn apply_backrefs(obj: &mut Value, target_key: &str, index: &RefIndex) {
+    for field in backref_fields(&collection_of(target_key)) {
+        apply_backref_field(obj, target_key, field, index);
+    }
+}
+
+/// Rebuilds one back-reference field of `obj` from every reference to `target_key`; `true` if it changed.
+pub(crate) fn apply_backref_field(
+    obj: &mut Value,
+    target_key: &str,
+    (field, kinds, single): &BackrefField,
+    index: &RefIndex,
+) -> bool {
     let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) else {
-        return;
+        return false;
     };
-    for (field, kinds, single) in fields {
-        let mut ids: Vec<&str> = Vec::new();
-        for (_, r) in incoming {
-            if kinds.contains(&r.kind) && !ids.iter().any(|i| i.eq_ignore_ascii_case(&r.from)) {
-                let is_scale_set_user = r.kind == RefKind::SubnetUser
-                    && !r.from.to_ascii_lowercase().contains("/ipconfigurations/")
-                    && !r
-                        .from
-                        .to_ascii_lowercase()
-                        .contains("/frontendipconfigurations/");
-                if !is_scale_set_user {
-                    ids.push(&r.from);
-                }
+    let mut ids: Vec<&str> = Vec::new();
+    for (_, r) in index.incoming(target_key) {
+        if listed(r, kinds) && !ids.iter().any(|i| i.eq_ignore_ascii_case(&r.from)) {
+            ids.push(&r.from);
+        }
+    }
+    ids.sort_by_key(|a| a.to_ascii_lowercase());
+    let new = if ids.is_empty() {
+        None
+    } else if *single {
+        Some(json!({ "id": ids[0] }))
+    } else {
+        Some(Value::Array(
+            ids.iter().map(|i| json!({ "id": i })).collect(),
+        ))
+    };
+    if props.get(*field) == new.as_ref() {
+        return false;
+    }
+    match new {
+        Some(v) => props.insert((*field).to_string(), v),
+        None => props.remove(*field),
+    };
+    true
+}
+
+/// Brings the entry for `from` in one back-reference field of `obj` in line with the index after references
+/// held by `from` were added or removed; `true` if the field changed. Array fields are kept sorted by
+/// lower-cased id, so this costs a binary search instead of a rebuild of every member.
+pub(crate) fn sync_backref_member(
+    obj: &mut Value,
+    target_key: &str,
+    spec: &BackrefField,
+    from: &str,
+    index: &RefIndex,
+) -> bool {
+    let (field, kinds, single) = spec;
+    if *single {
+        return apply_backref_field(obj, target_key, spec, index);
+    }
+    let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let listed_ref = index
+        .incoming_from(target_key, from)
+        .map(|(_, r)| r)
+        .find(|r| listed(r, kinds));
+    let want = from.to_ascii_lowercase();
+    let position = |arr: &[Value]| {
+        arr.binary_search_by(|m| {
+            m.get("id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .cmp(&want)
+        })
+    };
+    match (
+        listed_ref,
+        props.get_mut(*field).and_then(Value::as_array_mut),
+    ) {
+        (Some(r), Some(arr)) => match position(arr) {
+            Ok(_) => false,
+            Err(i) => {
+                arr.insert(i, json!({ "id": r.from }));
+                true
             }
+        },
+        (Some(r), None) => {
+            props.insert((*field).to_string(), json!([{ "id": r.from }]));
+            true
         }
-        ids.sort_by_key(|a| a.to_ascii_lowercase());
-        if ids.is_empty() {
-            props.remove(*field);
-        } else if *single {
-            props.insert((*field).to_string(), json!({ "id": ids[0] }));
-        } else {
-            props.insert(
-                (*field).to_string(),
-                Value::Array(ids.iter().map(|i| json!({ "id": i })).collect()),
-            );
-        }
+        (None, Some(arr)) => match position(arr) {
+            Ok(i) => {
+                arr.remove(i);
+                if arr.is_empty() {
+                    props.remove(*field);
+                }
+                true
+            }
+            Err(_) => false,
+        },
+        (None, None) => false,
     }
 }
 
@@ -633,7 +676,7 @@ mod tests {
             pool["properties"]["backendIPConfigurations"],
             json!([{"id":"/s/n/ipConfigurations/ip"}])
         );
-        idx.remove("/s/n", &refs);
+        idx.remove_owner("/s/n");
         apply_backrefs(&mut pool, "/x/lb/backendaddresspools/p", &idx);
         assert!(pool["properties"].get("backendIPConfigurations").is_none());
     }

@@ -284,7 +284,7 @@ fn get(
             let body = if expand && e.instance_view.is_some() {
                 Bytes::from(serde_json::to_vec(&with_instance_view(e)).unwrap_or_default())
             } else {
-                e.body.clone()
+                e.body()
             };
             Ok(b.body(Body::from(body))
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()))

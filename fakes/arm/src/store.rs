@@ -2,6 +2,7 @@
 //! listing is a range scan), each with its document, a cached serialisation for the GET hot path, its
 //! outgoing references and the operation running on it.
 
+use crate::addresses::AddressIndex;
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
@@ -11,6 +12,7 @@ use axum::body::Bytes;
 use http::StatusCode;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 /// One stored resource.
 #[derive(Debug, Clone)]
@@ -19,8 +21,9 @@ pub(crate) struct Entry {
     pub kind: KindId,
     /// The document as returned by GET (back-references included).
     pub doc: Value,
-    /// Cached `serde_json::to_vec(&doc)`.
-    pub body: Bytes,
+    /// `serde_json::to_vec(&doc)`, rendered on the first read after a change (a NIC joining a subnet changes
+    /// the VNet document; serialising it again is left to the next GET).
+    body: OnceLock<Bytes>,
     /// References this resource holds to others (and to its own children).
     pub out_refs: Vec<Ref>,
     /// VM / VMSS-VM instance view (returned only on request).
@@ -32,9 +35,29 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// Re-serialises the cached body after `doc` changed.
+    /// A freshly committed entry.
+    pub fn new(kind: KindId, doc: Value, out_refs: Vec<Ref>) -> Self {
+        Self {
+            kind,
+            doc,
+            body: OnceLock::new(),
+            out_refs,
+            instance_view: None,
+            op: None,
+            version: 0,
+        }
+    }
+
+    /// Drops the cached body after `doc` changed.
     pub fn rerender(&mut self) {
-        self.body = Bytes::from(serde_json::to_vec(&self.doc).unwrap_or_default());
+        self.body = OnceLock::new();
+    }
+
+    /// The serialised document (cached until the next change).
+    pub fn body(&self) -> Bytes {
+        self.body
+            .get_or_init(|| Bytes::from(serde_json::to_vec(&self.doc).unwrap_or_default()))
+            .clone()
     }
 
     /// `properties.provisioningState` (absent = Succeeded).
@@ -84,6 +107,8 @@ pub(crate) struct Store {
     pub entries: BTreeMap<String, Entry>,
     /// Incoming-reference index.
     pub index: RefIndex,
+    /// Private addresses in use per subnet.
+    pub addresses: AddressIndex,
     /// Operations by lower-cased id.
     pub ops: HashMap<String, Operation>,
     /// Allocators.

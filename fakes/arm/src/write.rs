@@ -8,9 +8,9 @@ use crate::etag::{self, Preconditions};
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
 use crate::lro::{OpKind, OpStatus, Operation, now_rfc3339, superseded};
-use crate::references::{self, RefKind, apply_backrefs, in_use_error, owned_by};
+use crate::references::{self, RefKind, in_use_error, owned_by};
 use crate::resources;
-use crate::store::{Entry, Store, Target, child_collections, find_child, not_found};
+use crate::store::{Entry, Store, child_collections, find_child, not_found};
 use http::StatusCode;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -128,110 +128,6 @@ fn invalid_reference(to: &str, from: &str) -> ArmError {
 }
 
 impl Store {
-    /// Registers an entry's references, stores it, refreshes every back-reference it touches and re-renders.
-    pub(crate) fn commit(
-        &mut self,
-        key: &str,
-        kind: KindId,
-        mut doc: Value,
-        instance_view: Option<Value>,
-    ) {
-        let refs = references::extract(kind, &doc);
-        let mut touched: BTreeSet<String> = refs.iter().map(|r| key_of(&r.to)).collect();
-        let (old_refs, op, version, old_iv) = match self.entries.get(key) {
-            Some(e) => (
-                e.out_refs.clone(),
-                e.op.clone(),
-                e.version,
-                e.instance_view.clone(),
-            ),
-            None => (Vec::new(), None, 0, None),
-        };
-        touched.extend(old_refs.iter().map(|r| key_of(&r.to)));
-        self.index.remove(key, &old_refs);
-        self.index.add(key, &refs);
-        for sub in addressable(kind, &doc) {
-            let (coll, name) = match sub.rsplit_once('/').and_then(|(p, n)| {
-                p.rsplit_once('/')
-                    .map(|(_, c)| (c.to_string(), n.to_string()))
-            }) {
-                Some(x) => x,
-                None => continue,
-            };
-            if sub == key_of(doc.get("id").and_then(Value::as_str).unwrap_or_default()) {
-                apply_backrefs(&mut doc, &sub, &self.index);
-            } else if let Some(coll) = child_collections(kind)
-                .iter()
-                .find(|c| c.eq_ignore_ascii_case(&coll))
-                && let Some(child) = crate::store::find_child_mut(&mut doc, coll, &name)
-            {
-                apply_backrefs(child, &sub, &self.index);
-            }
-            touched.remove(&sub);
-        }
-        let mut entry = Entry {
-            kind,
-            doc,
-            body: Default::default(),
-            out_refs: refs,
-            instance_view: instance_view.or(old_iv),
-            op,
-            version,
-        };
-        entry.rerender();
-        self.entries.insert(key.to_string(), entry);
-        self.refresh_targets(touched, key);
-    }
-
-    /// Re-derives back-references on the given targets (owned by other entries); bumps NRP etags that changed.
-    pub(crate) fn refresh_targets(&mut self, targets: BTreeSet<String>, except: &str) {
-        for t in targets {
-            let Some(loc) = self.locate(&t) else { continue };
-            let owner = match &loc {
-                Target::Entry(k) => k.clone(),
-                Target::Child(o, _, _) => o.clone(),
-            };
-            if owner == except {
-                continue;
-            }
-            let index = &self.index;
-            let Some(entry) = self.entries.get_mut(&owner) else {
-                continue;
-            };
-            let before = entry.doc.clone();
-            match &loc {
-                Target::Entry(_) => apply_backrefs(&mut entry.doc, &t, index),
-                Target::Child(_, coll, name) => {
-                    if let Some(child) = crate::store::find_child_mut(&mut entry.doc, coll, name) {
-                        apply_backrefs(child, &t, index);
-                    }
-                }
-            }
-            if entry.doc != before {
-                if kinds::by_id(entry.kind).provider == Provider::Network {
-                    let tag = etag::new_nrp();
-                    resources::stamp_etag(&mut entry.doc, entry.kind, &tag);
-                }
-                entry.rerender();
-            }
-        }
-    }
-
-    /// Removes entries (already checked for incoming references) and refreshes what they referenced.
-    pub(crate) fn remove_entries(&mut self, keys: &[String]) {
-        let mut touched = BTreeSet::new();
-        for k in keys {
-            if let Some(e) = self.entries.remove(k) {
-                self.index.remove(k, &e.out_refs);
-                touched.extend(e.out_refs.iter().map(|r| key_of(&r.to)));
-            }
-        }
-        for k in keys {
-            touched.retain(|t| !owned_by(t, k));
-        }
-        self.refresh_targets(touched, "");
-    }
-
     /// Fails with the in-use error if anything outside `removed_owners` references one of `ids`.
     pub(crate) fn check_not_referenced(
         &self,
@@ -263,7 +159,6 @@ impl Store {
                 if let Some((_, r)) = self
                     .index
                     .incoming(id)
-                    .iter()
                     .find(|(o, r)| external(o) && r.kind == RefKind::PlsFrontend)
                 {
                     return Err(references::lb_in_use_by_pls(lb_id, &r.from));
@@ -274,7 +169,6 @@ impl Store {
             let users: Vec<&references::Ref> = self
                 .index
                 .incoming(id)
-                .iter()
                 .filter(|(o, _)| external(o))
                 .map(|(_, r)| r)
                 .collect();

@@ -134,6 +134,35 @@ pub(crate) fn nic(
     })
 }
 
+/// Name of the IPv6 ipconfig a dual-stack node NIC carries next to its primary IPv4 `ipconfig1`.
+pub(crate) const IPV6_IPCONFIG: &str = "ipconfigv6";
+
+/// The secondary IPv6 ipconfig of a dual-stack NIC (static at `ipv6` when given, else allocated by NRP from the
+/// subnet's IPv6 prefix). It joins no backend pool: the plan's pools are IPv4.
+pub(crate) fn ipv6_ipconfig(subnet_id: &str, ipv6: Option<IpAddr>) -> Value {
+    let mut props = json!({
+        "primary": false,
+        "privateIPAddressVersion": "IPv6",
+        "privateIPAllocationMethod": if ipv6.is_some() { "Static" } else { "Dynamic" },
+        "subnet": sub(subnet_id)
+    });
+    if let Some(ip) = ipv6 {
+        props["privateIPAddress"] = json!(ip.to_string());
+    }
+    json!({ "name": IPV6_IPCONFIG, "properties": props })
+}
+
+/// Adds the IPv6 ipconfig to a NIC body made by [`nic`].
+pub(crate) fn with_ipv6(mut nic: Value, subnet_id: &str, ipv6: IpAddr) -> Value {
+    if let Some(ipcs) = nic
+        .pointer_mut("/properties/ipConfigurations")
+        .and_then(Value::as_array_mut)
+    {
+        ipcs.push(ipv6_ipconfig(subnet_id, Some(ipv6)));
+    }
+    nic
+}
+
 fn os_profile(os: OsType, computer_name_key: &str, computer_name: &str) -> Value {
     let mut p = json!({ "adminUsername": ADMIN_USERNAME, "allowExtensionOperations": true });
     p[computer_name_key] = json!(computer_name);
@@ -249,6 +278,8 @@ pub(crate) struct ScaleSetBody<'a> {
     pub subnet_id: &'a str,
     /// Backend pools of the NIC configuration.
     pub pool_ids: &'a [String],
+    /// The subnet has an IPv6 prefix: the NIC configuration also gets an IPv6 ipconfig.
+    pub dual_stack: bool,
     /// Tags.
     pub tags: &'a BTreeMap<String, String>,
     /// `identity` block.
@@ -257,7 +288,7 @@ pub(crate) struct ScaleSetBody<'a> {
 
 /// A scale set with a one-NIC network profile.
 pub(crate) fn scale_set(b: &ScaleSetBody) -> Value {
-    let nic_config = json!({
+    let mut nic_config = json!({
         "name": format!("{}-nic", b.name),
         "properties": {
             "primary": true, "enableIPForwarding": true, "enableAcceleratedNetworking": false,
@@ -267,6 +298,13 @@ pub(crate) fn scale_set(b: &ScaleSetBody) -> Value {
             } } ]
         }
     });
+    if b.dual_stack
+        && let Some(ipcs) = nic_config
+            .pointer_mut("/properties/ipConfigurations")
+            .and_then(Value::as_array_mut)
+    {
+        ipcs.push(ipv6_ipconfig(b.subnet_id, None));
+    }
     let mut doc = json!({
         "location": b.location,
         "tags": tags(b.tags),

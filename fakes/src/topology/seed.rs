@@ -329,6 +329,12 @@ impl Seeder<'_> {
             fault_domain_count: set.fault_domain_count,
             subnet_id: &self.subnet_id(set.subnet),
             pool_ids: &self.pool_ids(&set.pools),
+            dual_stack: self
+                .plan
+                .vnet
+                .subnets
+                .get(set.subnet)
+                .is_some_and(|s| s.v6.is_some()),
             tags: &set.tags,
             identity: self.identity(&id, &set.identity, identities),
         };
@@ -350,16 +356,18 @@ impl Seeder<'_> {
             "Microsoft.Network/networkInterfaces",
             &format!("{}-nic", vm.name),
         );
-        self.put(
-            &nic_id,
-            doc::nic(
-                self.loc,
-                &self.subnet_id(vm.subnet),
-                Some(vm.ipv4),
-                pip_id.as_deref(),
-                &self.pool_ids(&vm.pools),
-            ),
-        )?;
+        let subnet_id = self.subnet_id(vm.subnet);
+        let mut nic = doc::nic(
+            self.loc,
+            &subnet_id,
+            Some(vm.ipv4),
+            pip_id.as_deref(),
+            &self.pool_ids(&vm.pools),
+        );
+        if let Some(ipv6) = vm.ipv6 {
+            nic = doc::with_ipv6(nic, &subnet_id, ipv6);
+        }
+        self.put(&nic_id, nic)?;
         let avset_id = vm
             .availability_set
             .as_ref()

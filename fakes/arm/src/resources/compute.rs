@@ -196,7 +196,6 @@ pub(crate) fn validate_vm_references(
                 if let Some((_, other)) = store
                     .index
                     .incoming(&key_of(&r.to))
-                    .iter()
                     .find(|(o, rr)| o != key && rr.kind == RefKind::VmOfNic)
                 {
                     return Err(ArmError::bad_request(
@@ -333,10 +332,10 @@ pub(crate) fn sync_instances(
         .and_then(Value::as_str)
         .unwrap_or(&vmss_name)
         .to_string();
-    let mut next = instance_keys(store, vmss_key)
-        .last()
-        .map_or(0, |(i, _)| i + 1);
-    while instance_keys(store, vmss_key).len() < capacity {
+    let current = instance_keys(store, vmss_key);
+    let first = current.last().map_or(0, |(i, _)| i + 1);
+    let missing = capacity.saturating_sub(current.len()) as u64;
+    for next in first..first + missing {
         let id = format!("{vmss_id}/virtualMachines/{next}");
         let mut sku = vmss.get("sku").cloned().unwrap_or(json!({}));
         sku.as_object_mut().map(|o| o.remove("capacity"));
@@ -376,7 +375,6 @@ pub(crate) fn sync_instances(
             e.version = 1;
         }
         super::scale_set_network::sync_instance_nics(store, &key);
-        next += 1;
     }
     Ok(())
 }

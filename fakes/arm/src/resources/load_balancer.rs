@@ -1,7 +1,8 @@
 //! Load balancers: defaults, frontend/probe/rule validation (limits, duplicate frontend ports, HA ports,
 //! probe request paths, same-LB references) and SKU / single-user checks against referenced public IPs.
 
-use super::network::{allocate_private_ip, sku_name};
+use super::network::sku_name;
+use super::private_address::{AddressRequest, allocate_private_ip};
 use crate::error::ArmError;
 use crate::id::key_of;
 use crate::references::{RefKind, parent_key};
@@ -142,15 +143,15 @@ pub(crate) fn prepare(
                 } else {
                     prev_ip.or(requested)
                 };
-                let ip = allocate_private_ip(
-                    store,
-                    &subnet,
-                    &[key.as_str()],
-                    want.as_deref(),
-                    method == "Static",
-                    &fid,
-                    &mut local,
-                )?;
+                let request = AddressRequest {
+                    subnet_id: &subnet,
+                    owners: &[key.as_str()],
+                    want: want.as_deref(),
+                    is_static: method == "Static",
+                    user: &fid,
+                    v6: p.get("privateIPAddressVersion").and_then(Value::as_str) == Some("IPv6"),
+                };
+                let ip = allocate_private_ip(store, &request, &mut local)?;
                 p["privateIPAllocationMethod"] = json!(method);
                 p["privateIPAddress"] = json!(ip);
                 if p.get("privateIPAddressVersion").is_none() {

@@ -6,6 +6,7 @@ mod load_balancer;
 mod network;
 mod nic_load_balancers;
 mod nsg;
+mod private_address;
 mod private_link_service;
 mod scale_set_network;
 

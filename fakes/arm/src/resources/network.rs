@@ -2,6 +2,7 @@
 //! defaults, private IP allocation), route tables and virtual networks/subnets.
 
 use super::load_balancer::check_single_pip_user;
+use super::private_address::{AddressRequest, allocate_private_ip, subnet_prefixes};
 use crate::error::ArmError;
 use crate::id::key_of;
 use crate::kinds::KindId;
@@ -123,131 +124,6 @@ fn parse_cidr(c: &str) -> Option<(u32, u32)> {
     Some((u32::from(addr) & mask, mask))
 }
 
-fn prefixes(subnet: &Value) -> Vec<String> {
-    let p = &subnet["properties"];
-    let mut v: Vec<String> = p
-        .get("addressPrefix")
-        .and_then(Value::as_str)
-        .map(String::from)
-        .into_iter()
-        .collect();
-    v.extend(
-        p.get("addressPrefixes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x.as_str().map(String::from)),
-    );
-    v
-}
-
-/// Allocates (or validates a static) private IPv4 address in a subnet. Azure reserves the first four
-/// addresses and the last one of each subnet, so dynamic allocation starts at `.4`. `owners` are the entry keys
-/// whose current addresses the write may reuse (the entry being written, plus a private link service's NIC);
-/// `local` carries the `(address, ipconfig id)` pairs already taken by the document being written.
-///
-/// Codes and wording verified against live-Azure failure notes (an AZ-700 lab log of NRP answers) and the
-/// private-endpoint DNS article: `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`,
-/// `PrivateIPAddressIsAllocated` (all 400). `SubnetIsFull` (400, wording quoted in cloud-provider-azure unit tests
-/// and a live AKS SyncLoadBalancerFailed event). `InvalidPrivateIPAddress` is [unverified].
-pub(crate) fn allocate_private_ip(
-    store: &Store,
-    subnet_id: &str,
-    owners: &[&str],
-    want: Option<&str>,
-    is_static: bool,
-    user: &str,
-    local: &mut Vec<(String, String)>,
-) -> Result<String, ArmError> {
-    let subnet_key = key_of(subnet_id);
-    let Some(subnet) = store.object(&subnet_key) else {
-        return Err(ArmError::bad_request(
-            "InvalidResourceReference",
-            format!(
-                "Resource {subnet_id} referenced by resource {user} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region."
-            ),
-        ));
-    };
-    let Some((cidr, (net, mask))) = prefixes(subnet)
-        .into_iter()
-        .find_map(|c| parse_cidr(&c).map(|p| (c, p)))
-    else {
-        return Ok(want.unwrap_or("10.0.0.4").to_string());
-    };
-    let mut used: Vec<(String, String)> = local.clone();
-    for (owner, r) in store.index.incoming(&subnet_key) {
-        if !owners.contains(&owner.as_str())
-            && r.kind == RefKind::SubnetUser
-            && let Some(ip) = store
-                .object(&key_of(&r.from))
-                .and_then(|o| o.pointer("/properties/privateIPAddress"))
-                .and_then(Value::as_str)
-        {
-            used.push((ip.to_string(), r.from.clone()));
-        }
-    }
-    let broadcast = net | !mask;
-    let taken = |ip: &str| used.iter().find(|(u, _)| u == ip).map(|(_, by)| by.clone());
-    if let Some(w) = want {
-        let Ok(addr) = w.parse::<Ipv4Addr>() else {
-            return Err(ArmError::bad_request(
-                "InvalidPrivateIPAddress",
-                format!("Private IP address {w} of {user} is not a valid IPv4 address."),
-            ));
-        };
-        let a = u32::from(addr);
-        let in_prefix = a & mask == net;
-        let reserved = in_prefix && (a < net + 4 || a == broadcast);
-        if is_static && !in_prefix {
-            return Err(ArmError::bad_request(
-                "PrivateIPAddressNotInSubnet",
-                format!(
-                    "Private static IP address {w} does not belong to the range of subnet prefix {cidr}."
-                ),
-            ));
-        }
-        if is_static && reserved {
-            return Err(ArmError::bad_request(
-                "PrivateIPAddressInReservedRange",
-                format!(
-                    "Private static IP address {w} falls within reserved IP range of subnet prefix {cidr}."
-                ),
-            ));
-        }
-        match taken(w) {
-            None if in_prefix && !reserved => {
-                local.push((w.to_string(), user.to_string()));
-                return Ok(w.to_string());
-            }
-            Some(by) if is_static => {
-                return Err(ArmError::bad_request(
-                    "PrivateIPAddressIsAllocated",
-                    format!(
-                        "IP configuration {user} is using the private IP address {w} which is already allocated to resource {by}."
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
-    let mut a = net + 4;
-    while a < broadcast {
-        let s = Ipv4Addr::from(a).to_string();
-        if taken(&s).is_none() {
-            local.push((s.clone(), user.to_string()));
-            return Ok(s);
-        }
-        a += 1;
-    }
-    Err(ArmError::bad_request(
-        "SubnetIsFull",
-        format!(
-            "Subnet {subnet_id} with address prefix {} does not have enough capacity for 1 IP addresses.",
-            prefixes(subnet).join(",")
-        ),
-    ))
-}
-
 /// Prepares ipConfigurations shared by NICs and VMSS instance NICs.
 pub(crate) fn prepare_ipconfigs(
     store: &Store,
@@ -311,15 +187,16 @@ pub(crate) fn prepare_ipconfigs(
         } else {
             prev_ip.or(requested)
         };
-        let ip = allocate_private_ip(
-            store,
-            &subnet,
-            &[key.as_str()],
-            want.as_deref(),
+        let v6 = p["privateIPAddressVersion"] == "IPv6";
+        let request = AddressRequest {
+            subnet_id: &subnet,
+            owners: &[key.as_str()],
+            want: want.as_deref(),
             is_static,
-            &ipc_id,
-            &mut local,
-        )?;
+            user: &ipc_id,
+            v6,
+        };
+        let ip = allocate_private_ip(store, &request, &mut local)?;
         p["privateIPAddress"] = json!(ip);
     }
     Ok(())
@@ -466,7 +343,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                 sp[field] = json!({ "id": id });
             }
         }
-        for c in prefixes(s) {
+        for c in subnet_prefixes(s) {
             let Some((net, mask)) = parse_cidr(&c) else {
                 continue;
             };
@@ -529,17 +406,13 @@ pub(crate) fn validate_vnet_references(store: &Store, doc: &Value) -> Result<(),
             continue;
         }
         let subnet_id = s["id"].as_str().unwrap_or_default();
-        let pls_user = store
-            .index
-            .incoming(&key_of(subnet_id))
-            .iter()
-            .find(|(owner, r)| {
-                r.kind == RefKind::SubnetUser
-                    && store
-                        .entries
-                        .get(owner)
-                        .is_some_and(|e| e.kind == KindId::PrivateLinkService)
-            });
+        let pls_user = store.index.incoming(&key_of(subnet_id)).find(|(owner, r)| {
+            r.kind == RefKind::SubnetUser
+                && store
+                    .entries
+                    .get(owner)
+                    .is_some_and(|e| e.kind == KindId::PrivateLinkService)
+        });
         if let Some((_, r)) = pls_user {
             return Err(ArmError::bad_request(
                 "PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet",

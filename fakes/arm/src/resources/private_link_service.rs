@@ -9,7 +9,7 @@
 //! field Azure Resource Graph orphan-NIC queries test). It is deleted with the PLS. Its ipConfigurations mirroring the
 //! PLS NAT ipConfigurations (same names, subnets and addresses) is [infer].
 
-use super::network::allocate_private_ip;
+use super::private_address::{AddressRequest, allocate_private_ip};
 use crate::error::ArmError;
 use crate::etag;
 use crate::id::key_of;
@@ -126,15 +126,15 @@ pub(crate) fn prepare(
         } else {
             prev_ip.or(requested)
         };
-        let ip = allocate_private_ip(
-            store,
-            &subnet,
-            &[key.as_str(), nic_key.as_str()],
-            want.as_deref(),
+        let request = AddressRequest {
+            subnet_id: &subnet,
+            owners: &[key.as_str(), nic_key.as_str()],
+            want: want.as_deref(),
             is_static,
-            &ip_user,
-            &mut local,
-        )?;
+            user: &ip_user,
+            v6: false,
+        };
+        let ip = allocate_private_ip(store, &request, &mut local)?;
         ipp["privateIPAddress"] = json!(ip);
     }
     let alias = existing
@@ -297,7 +297,6 @@ pub(crate) fn owner_of_nic<'a>(store: &'a Store, nic_key: &str) -> Option<&'a st
     store
         .index
         .incoming(nic_key)
-        .iter()
         .find(|(_, r)| r.kind == RefKind::PlsNic)
         .map(|(_, r)| r.from.as_str())
 }
