@@ -164,7 +164,7 @@ impl Store {
             status: OpStatus::InProgress,
             fail: cx.fail.clone(),
         };
-        self.ops.insert(op_id.clone(), op);
+        self.start_op(op);
         if sync {
             self.finish_op(&op_id);
             if cx.sync {

@@ -166,16 +166,32 @@ pub(crate) fn superseded(provider: Provider, old: &str, new: &str) -> ArmError {
 }
 
 impl Store {
+    /// Records a new operation and queues it for age-based completion.
+    pub(crate) fn start_op(&mut self, op: Operation) {
+        self.pending.push_back((op.started, op.id.clone()));
+        self.ops.insert(op.id.clone(), op);
+    }
+
+    /// `true` when [`Store::settle_expired`] has work: the oldest queued operation is finished
+    /// (housekeeping) or older than `max_age`. Operations start in time order, so the front
+    /// decides; this keeps the read path (every GET) free of a scan over all operations.
+    pub(crate) fn settle_due(&self, max_age: std::time::Duration) -> bool {
+        self.pending.front().is_some_and(|(started, id)| {
+            started.elapsed() >= max_age || self.ops.get(id).is_none_or(Operation::is_done)
+        })
+    }
+
     /// Completes any operation older than `max_age` (clients that never poll must not wedge a resource).
     pub(crate) fn settle_expired(&mut self, max_age: std::time::Duration) {
-        let due: Vec<String> = self
-            .ops
-            .values()
-            .filter(|o| !o.is_done() && o.started.elapsed() >= max_age)
-            .map(|o| o.id.clone())
-            .collect();
-        for id in due {
-            self.finish_op(&id);
+        while let Some((started, id)) = self.pending.front().cloned() {
+            let running = self.ops.get(&id).is_some_and(|o| !o.is_done());
+            if running && started.elapsed() < max_age {
+                break;
+            }
+            self.pending.pop_front();
+            if running {
+                self.finish_op(&id);
+            }
         }
     }
 

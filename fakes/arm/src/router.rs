@@ -254,8 +254,9 @@ fn get(
 ) -> Result<Response, ArmError> {
     {
         // Age-based completion needs the write lock; only taken when an operation is pending.
-        let pending = !state.inner.store.read().ops.values().all(|o| o.is_done());
-        if pending {
+        let age = *state.inner.lro_max_age.read();
+        let due = state.inner.store.read().settle_due(age);
+        if due {
             let mut store = state.inner.store.write();
             state.settle(&mut store);
         }

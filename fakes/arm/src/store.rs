@@ -11,8 +11,9 @@ use crate::references::{Ref, RefIndex};
 use axum::body::Bytes;
 use http::StatusCode;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 /// One stored resource.
 #[derive(Debug, Clone)]
@@ -111,6 +112,9 @@ pub(crate) struct Store {
     pub addresses: AddressIndex,
     /// Operations by lower-cased id.
     pub ops: HashMap<String, Operation>,
+    /// Operations that may still be running, oldest first, so age-based completion looks at the
+    /// front instead of scanning every operation ever started.
+    pub pending: VecDeque<(Instant, String)>,
     /// Allocators.
     pub alloc: Allocators,
 }

@@ -477,7 +477,7 @@ impl Store {
                 status: OpStatus::InProgress,
                 fail: cx.fail.clone(),
             };
-            self.ops.insert(op_id.clone(), op);
+            self.start_op(op);
             if let Some(e) = self.entries.get_mut(key) {
                 e.op = Some(op_id.clone());
             }

@@ -181,3 +181,34 @@ async fn provider_registrations_are_served() {
     assert_eq!(s, 200);
     assert_eq!(v["value"][0]["name"], "rg");
 }
+
+/// A client that never polls must not wedge a resource: once an operation is older than the
+/// configured age, the next request completes it, oldest first, and younger ones keep running.
+#[tokio::test]
+async fn unpolled_operations_complete_by_age_in_start_order() {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 100,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    f.state
+        .set_lro_max_age(std::time::Duration::from_millis(300));
+    let old = Fake::net("rg", "networkSecurityGroups/old");
+    let (s, _, v) = f.put_raw(&old, NET, nsg_body()).await;
+    assert_eq!(s, 201);
+    assert_eq!(v["properties"]["provisioningState"], "Updating");
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let young = Fake::net("rg", "networkSecurityGroups/young");
+    let (s, _, _) = f.put_raw(&young, NET, nsg_body()).await;
+    assert_eq!(s, 201);
+
+    let (_, v) = f.get(&old, NET).await;
+    assert_eq!(v["properties"]["provisioningState"], "Succeeded");
+    let (_, v) = f.get(&young, NET).await;
+    assert_eq!(v["properties"]["provisioningState"], "Updating");
+
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let (_, v) = f.get(&young, NET).await;
+    assert_eq!(v["properties"]["provisioningState"], "Succeeded");
+}
