@@ -13,6 +13,7 @@ use fake_arm::ArmError;
 use http::{HeaderValue, StatusCode};
 
 use crate::entra::{AuthError, TokenClaims, TokenIssuer, now_unix};
+use crate::token_cache::TokenCache;
 
 /// Audiences ARM accepts when the fake is not told otherwise (public cloud names).
 pub const DEFAULT_ARM_AUDIENCES: [&str; 2] = [
@@ -24,11 +25,19 @@ pub const DEFAULT_ARM_AUDIENCES: [&str; 2] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal(pub TokenClaims);
 
-/// What the bearer check needs: the shared issuer and the accepted audiences.
+/// What the bearer check needs: the shared issuer, the accepted audiences and the tokens already
+/// validated.
 #[derive(Clone)]
 pub struct ArmAuth {
     issuer: TokenIssuer,
     audiences: Arc<Vec<String>>,
+    /// `audiences` lower-cased without trailing `/`, compared against each token's `aud`.
+    normalized: Arc<Vec<String>>,
+    validated: Arc<TokenCache>,
+}
+
+fn normalized_audience(audience: &str) -> String {
+    audience.trim_end_matches('/').to_ascii_lowercase()
 }
 
 impl ArmAuth {
@@ -36,7 +45,9 @@ impl ArmAuth {
     pub fn new(issuer: TokenIssuer, audiences: Vec<String>) -> Self {
         Self {
             issuer,
+            normalized: Arc::new(audiences.iter().map(|a| normalized_audience(a)).collect()),
             audiences: Arc::new(audiences),
+            validated: Arc::new(TokenCache::default()),
         }
     }
 
@@ -61,30 +72,16 @@ impl ArmAuth {
                     "The authentication failed because the 'Authorization' header is not a bearer token.",
                 )
             })?;
-        let claims = self.issuer.validate(token).map_err(|e| match e {
-            AuthError::Expired { expired_at } => unauthorized(
-                "ExpiredAuthenticationToken",
-                &format!(
-                    "The access token expiry UTC time '{}' is earlier than current UTC time '{}'.",
-                    utc(expired_at),
-                    utc(now_unix())
-                ),
-                "The access token has expired.",
-            ),
-            AuthError::Malformed(_) | AuthError::BadSignature | AuthError::NotYetValid { .. } => {
-                unauthorized(
-                    "InvalidAuthenticationToken",
-                    "The access token is invalid.",
-                    "The access token is invalid.",
-                )
+        let claims = match self.validated.get(token, now_unix()) {
+            Some(claims) => claims,
+            None => {
+                let claims = self.validate(token)?;
+                self.validated.insert(token, &claims);
+                claims
             }
-        })?;
-        let normal = |a: &str| a.trim_end_matches('/').to_ascii_lowercase();
-        if !self
-            .audiences
-            .iter()
-            .any(|a| normal(a) == normal(&claims.audience))
-        {
+        };
+        let audience = normalized_audience(&claims.audience);
+        if !self.normalized.contains(&audience) {
             let allowed = self
                 .audiences
                 .iter()
@@ -101,6 +98,28 @@ impl ArmAuth {
             ));
         }
         Ok(claims)
+    }
+
+    /// Signature and claim checks, mapped to ARM's 401 codes.
+    fn validate(&self, token: &str) -> Result<TokenClaims, ArmError> {
+        self.issuer.validate(token).map_err(|e| match e {
+            AuthError::Expired { expired_at } => unauthorized(
+                "ExpiredAuthenticationToken",
+                &format!(
+                    "The access token expiry UTC time '{}' is earlier than current UTC time '{}'.",
+                    utc(expired_at),
+                    utc(now_unix())
+                ),
+                "The access token has expired.",
+            ),
+            AuthError::Malformed(_) | AuthError::BadSignature | AuthError::NotYetValid { .. } => {
+                unauthorized(
+                    "InvalidAuthenticationToken",
+                    "The access token is invalid.",
+                    "The access token is invalid.",
+                )
+            }
+        })
     }
 }
 
@@ -222,6 +241,30 @@ mod tests {
                 "{scope}"
             );
         }
+    }
+
+    #[test]
+    fn validated_tokens_are_remembered_until_they_expire() {
+        let (auth, issuer) = auth();
+        let token = issuer
+            .issue("t", "c", "https://management.azure.com/.default")
+            .access_token;
+        let header = format!("Bearer {token}");
+        let first = auth.check(Some(&header)).unwrap();
+        assert_eq!(auth.validated.get(&token, now_unix()), Some(first.clone()));
+        assert_eq!(auth.check(Some(&header)).unwrap(), first);
+        assert_eq!(
+            auth.validated.get(&token, first.expires_on),
+            None,
+            "an expired token goes through full validation again"
+        );
+        let mut forged = token.clone();
+        forged.push('x');
+        assert_eq!(
+            code(auth.check(Some(&format!("Bearer {forged}")))),
+            "InvalidAuthenticationToken"
+        );
+        assert_eq!(auth.validated.get(&forged, now_unix()), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod metadata_endpoints;
 pub mod request_ids;
 pub mod snapshot;
 pub mod throttle;
+pub mod token_cache;
 pub mod topology;
 
 /// The embedded Kubernetes API server lives in its own crate so it compiles in parallel.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use azure_fakes::cloud::{CloudConfig, DEFAULT_JOURNAL_CAPACITY, FakeCloud};
-use azure_fakes::throttle::{BucketSpec, ThrottleConfig};
+use azure_fakes::throttle::{BucketSpec, ComputeLimits, PolicySpec, ThrottleConfig, policy_names};
 use clap::{Parser, Subcommand};
 
 /// Fake Azure (ARM, IMDS, Entra ID) and an embedded Kubernetes API server for offline tests.
@@ -41,9 +41,13 @@ struct ServeArgs {
     /// Fault schedule file (YAML/JSON: `seed` and `rules`).
     #[arg(long)]
     faults: Option<PathBuf>,
-    /// Turn ARM throttling off (benchmarks).
+    /// Turn ARM and Compute RP throttling off (benchmarks).
     #[arg(long)]
     no_throttle: bool,
+    /// Compute RP policy window as NAME=ALLOWED/WINDOW_SECS (repeatable), e.g.
+    /// HighCostGetVMScaleSet3Min=180/180; unnamed policies keep their defaults.
+    #[arg(long = "crp-policy", value_parser = parse_policy)]
+    crp_policies: Vec<(String, PolicySpec)>,
     /// Per-principal read bucket as SIZE/REFILL_PER_SEC.
     #[arg(long, default_value = "250/25", value_parser = parse_bucket)]
     read_bucket: BucketSpec,
@@ -99,6 +103,42 @@ fn parse_bucket(text: &str) -> Result<BucketSpec, String> {
     })
 }
 
+fn parse_policy(text: &str) -> Result<(String, PolicySpec), String> {
+    let accepted = "expected NAME=ALLOWED/WINDOW_SECS, e.g. HighCostGet3Min=140/180 (both >= 1)";
+    let (name, spec) = text
+        .split_once('=')
+        .ok_or_else(|| format!("'{text}': {accepted}"))?;
+    let name = name.trim();
+    if !policy_names().any(|known| known == name) {
+        return Err(format!(
+            "'{name}': unknown Compute throttling policy (accepted: {})",
+            policy_names().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let (allowed, window) = spec
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}': {accepted}"))?;
+    let allowed: u32 = allowed
+        .trim()
+        .parse()
+        .ok()
+        .filter(|a| *a >= 1)
+        .ok_or_else(|| format!("'{text}': {accepted}"))?;
+    let window_secs: u64 = window
+        .trim()
+        .parse()
+        .ok()
+        .filter(|w| *w >= 1)
+        .ok_or_else(|| format!("'{text}': {accepted}"))?;
+    Ok((
+        name.to_string(),
+        PolicySpec {
+            allowed,
+            window_secs,
+        },
+    ))
+}
+
 impl ServeArgs {
     fn config(self) -> anyhow::Result<CloudConfig> {
         let faults = match &self.faults {
@@ -123,6 +163,14 @@ impl ServeArgs {
                 writes: self.write_bucket,
                 deletes: self.delete_bucket,
                 global_factor: self.global_factor,
+                compute: {
+                    let mut compute = ComputeLimits {
+                        enabled: !self.no_throttle,
+                        ..ComputeLimits::default()
+                    };
+                    compute.policies.extend(self.crp_policies);
+                    compute
+                },
             },
             arm,
             journal_capacity: self.journal_capacity,
@@ -194,7 +242,7 @@ fn print_endpoints(cloud: &FakeCloud) {
     let _ = writeln!(out, "ca: {}", cloud.ca_path().display());
     let _ = writeln!(out, "tenant: {}", text("tenantId"));
     let _ = writeln!(out, "subscription: {}", text("subscriptionId"));
-    for node in cloud.nodes() {
+    for node in cloud.current_nodes().unwrap_or_default() {
         let _ = writeln!(
             out,
             "imds {}: {}",
@@ -244,6 +292,28 @@ mod tests {
     }
 
     #[test]
+    fn policy_flags_parse_and_name_the_accepted_values() {
+        assert_eq!(
+            parse_policy("HighCostGet3Min=2/30"),
+            Ok((
+                "HighCostGet3Min".to_string(),
+                PolicySpec {
+                    allowed: 2,
+                    window_secs: 30
+                }
+            ))
+        );
+        let unknown = parse_policy("CheapGet=1/1").unwrap_err();
+        assert!(unknown.contains("accepted: LowCostGet3Min"), "{unknown}");
+        assert!(
+            parse_policy("PutVM3Min=0/10")
+                .unwrap_err()
+                .contains("NAME=ALLOWED/WINDOW_SECS")
+        );
+        assert!(parse_policy("PutVM3Min").is_err());
+    }
+
+    #[test]
     fn serve_flags_build_the_config() {
         let cli = Cli::try_parse_from([
             "azure-fakes",
@@ -256,6 +326,8 @@ mod tests {
             "d",
             "--read-bucket",
             "3/1",
+            "--crp-policy",
+            "PutVM3Min=1/60",
             "--no-imds-rate-limits",
         ])
         .unwrap();
@@ -271,6 +343,14 @@ mod tests {
             }
         );
         assert!(config.throttle.enabled);
+        assert!(config.throttle.compute.enabled);
+        assert_eq!(
+            config.throttle.compute.spec("PutVM3Min"),
+            Some(PolicySpec {
+                allowed: 1,
+                window_secs: 60
+            })
+        );
         assert!(!config.imds_rate_limits);
         assert_eq!(config.topology, Some(PathBuf::from("t.yaml")));
     }

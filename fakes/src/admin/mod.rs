@@ -3,12 +3,12 @@
 //!
 //! | route | method | what |
 //! |---|---|---|
-//! | `/admin/info` | GET | base URLs (ARM, token, metadata, IMDS per node, admin), CA path |
+//! | `/admin/info` | GET | base URLs (ARM, token, metadata, IMDS per node ARM holds now, admin), CA path |
 //! | `/admin/faults` | GET / POST / PUT / DELETE | list, append, replace (`{seed, rules}`), clear fault rules |
 //! | `/admin/faults/{id}` | DELETE | remove one rule |
 //! | `/admin/journal` | GET (`?since=SEQ`) / DELETE | request log; DELETE also clears the counters |
 //! | `/admin/counters` | GET / DELETE | per-operation counters (`"PUT Microsoft.Network/loadBalancers"`) |
-//! | `/admin/throttle` | GET / PUT | ARM bucket sizes and refill rates, on/off |
+//! | `/admin/throttle` | GET / PUT | ARM bucket sizes and refill rates, Compute RP policy windows, on/off |
 //! | `/admin/state` | GET / PUT | whole-cloud snapshot as JSON / restore from one |
 //! | `/admin/state/save`, `/admin/state/load` | POST `{"path"}` | same, with a file on the fake's machine |
 //! | `/admin/compute/...` | see [`compute`] | add/delete VMs, scale scale sets, power states (needs a topology) |
@@ -27,6 +27,8 @@ use axum::Router;
 use axum::routing::{delete, get, post};
 use fake_arm::ArmState;
 use serde_json::Value;
+
+use crate::cloud::InfoDocument;
 
 pub use error::AdminError;
 
@@ -48,8 +50,8 @@ pub struct AdminState {
     pub journal: Arc<Journal>,
     /// ARM request limits.
     pub throttle: Arc<ArmThrottle>,
-    /// What `GET /admin/info` answers.
-    pub info: Arc<Value>,
+    /// What `GET /admin/info` answers (nodes listed from current ARM state).
+    pub info: Arc<InfoDocument>,
 }
 
 /// Admin routes (paths already prefixed with `/admin`), loopback-only. `extra` (e.g. the compute
@@ -83,5 +85,5 @@ pub fn router(state: AdminState, extra: Router) -> Router {
 }
 
 async fn info(axum::extract::State(state): axum::extract::State<AdminState>) -> axum::Json<Value> {
-    axum::Json((*state.info).clone())
+    axum::Json(state.info.render(&state.arm))
 }

@@ -1,4 +1,5 @@
-//! `/admin/throttle`: read (GET) or replace (PUT, refilling every bucket) the ARM request limits.
+//! `/admin/throttle`: read (GET) or replace (PUT, refilling every bucket and window) the ARM
+//! request limits and the Compute RP policies (`compute`; policies left out keep their default).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -32,12 +33,18 @@ pub(super) async fn put(
             ));
         }
     }
+    if let Err(e) = config.compute.validate() {
+        return Err(AdminError::bad_request(
+            "InvalidThrottle",
+            format!("PUT /admin/throttle: {e}"),
+        ));
+    }
     if config.global_factor == 0 {
         return Err(AdminError::bad_request(
             "InvalidThrottle",
             "PUT /admin/throttle: field 'globalFactor' must be >= 1",
         ));
     }
-    state.throttle.reconfigure(config);
+    state.throttle.reconfigure(config.clone());
     Ok(Json(config).into_response())
 }

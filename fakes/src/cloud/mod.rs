@@ -4,17 +4,21 @@
 
 mod config;
 mod error;
+mod info;
+mod inventory;
 mod router;
 
 pub use config::{CloudConfig, DEFAULT_JOURNAL_CAPACITY};
 pub use error::CloudError;
+pub use info::InfoDocument;
+pub use inventory::current_nodes;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fake_arm::ArmState;
 use fake_tls::{ClientAuth, Pki};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -45,7 +49,8 @@ pub struct FakeCloud {
     throttle: Arc<ArmThrottle>,
     nodes: Vec<SeededNode>,
     seeded: Option<SeededCloud>,
-    info: Arc<Value>,
+    subscription_id: String,
+    info: Arc<InfoDocument>,
     state_file: Option<PathBuf>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -91,7 +96,8 @@ impl FakeCloud {
             .map(snapshot::read)
             .transpose()?;
         let seeded = match &plan {
-            // A restored cloud still reports the topology's nodes: seed a scratch store for the listing.
+            // A restored cloud keeps the topology's defaults (group, VNet, subnet) for node churn:
+            // seed a scratch store to read them; nodes are always listed from the live store.
             Some(plan) if restore.is_some() => {
                 Some(topology::seed(plan, &ArmState::new(arm_config))?)
             }
@@ -162,13 +168,12 @@ impl FakeCloud {
         let journal = Arc::new(Journal::new(config.journal_capacity));
         let throttle = Arc::new(ArmThrottle::new(config.throttle));
         let nodes = seeded.as_ref().map(|s| s.nodes.clone()).unwrap_or_default();
-        let info = Arc::new(info_document(
+        let info = Arc::new(InfoDocument::new(
             &base_url,
             &ca_path,
             &tenant_id,
             &subscription_id,
             &location,
-            &nodes,
         ));
 
         let limits = if config.imds_rate_limits {
@@ -231,6 +236,7 @@ impl FakeCloud {
             throttle,
             nodes,
             seeded,
+            subscription_id,
             info,
             state_file: config.state_file,
             stop,
@@ -306,9 +312,14 @@ impl FakeCloud {
         &self.throttle
     }
 
-    /// Nodes of the topology (empty without one).
+    /// Nodes the topology seeded (empty without one); see [`Self::current_nodes`] for ARM's view now.
     pub fn nodes(&self) -> &[SeededNode] {
         &self.nodes
+    }
+
+    /// Nodes ARM holds now (after restores, node churn and scaling), sorted by node name.
+    pub fn current_nodes(&self) -> Result<Vec<SeededNode>, fake_arm::ArmError> {
+        current_nodes(&self.arm, &self.subscription_id)
     }
 
     /// What seeding produced (subscription, groups, nodes, identities); `None` without a topology.
@@ -316,9 +327,9 @@ impl FakeCloud {
         self.seeded.as_ref()
     }
 
-    /// URLs and ids as JSON (also served at `GET /admin/info`).
-    pub fn info(&self) -> &Value {
-        &self.info
+    /// URLs, ids and the current nodes' IMDS URLs as JSON (also served at `GET /admin/info`).
+    pub fn info(&self) -> Value {
+        self.info.render(&self.arm)
     }
 
     /// Current state as a snapshot.
@@ -339,31 +350,4 @@ impl FakeCloud {
         }
         served
     }
-}
-
-fn info_document(
-    base: &str,
-    ca: &Path,
-    tenant: &str,
-    subscription: &str,
-    location: &str,
-    nodes: &[SeededNode],
-) -> Value {
-    json!({
-        "arm": format!("{base}/"),
-        "authorityHost": format!("{base}/"),
-        "token": format!("{base}/{tenant}/oauth2/v2.0/token"),
-        "metadata": format!("{base}/metadata/endpoints?api-version=2019-05-01"),
-        "admin": format!("{base}/admin/"),
-        "caPath": ca,
-        "tenantId": tenant,
-        "subscriptionId": subscription,
-        "location": location,
-        "imds": nodes.iter().map(|n| json!({
-            "node": n.node_name,
-            "url": format!("{base}{}", imds::vm_base_path(&n.node_name)),
-            "resourceId": n.resource_id,
-            "providerId": n.provider_id,
-        })).collect::<Vec<_>>(),
-    })
 }

@@ -1,6 +1,7 @@
-//! Assembles the one router the HTTPS listener serves: Entra ID token endpoints, the ARM metadata
-//! document, per-VM IMDS, the admin API, and ARM as the fallback behind its middleware stack
-//! (outermost first): request ids -> journal -> bearer check -> throttle -> faults -> fake-arm.
+//! Assembles the one router the HTTPS listener serves: Entra ID token endpoints and per-VM IMDS
+//! (journal -> faults -> service), the ARM metadata document and the admin API (journal -> service),
+//! and ARM as the fallback behind its middleware stack (outermost first): request ids -> journal ->
+//! bearer check -> ARM throttle -> Compute RP throttle -> faults -> fake-arm.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use fake_arm::ArmState;
 
 use crate::arm_auth::{self, ArmAuth};
 use crate::entra::{self, Entra};
-use crate::faults::{self, FaultEngine};
+use crate::faults::{self, FaultEngine, FaultLayer};
 use crate::journal::{self, Journal, JournalLayer, Surface};
 use crate::metadata_endpoints::{self, CloudKind};
 use crate::request_ids::{self, RoutingRegion};
@@ -40,12 +41,23 @@ fn journaled(router: Router, journal: &Arc<Journal>, surface: Surface) -> Router
     ))
 }
 
+fn faulted(router: Router, engine: &Arc<FaultEngine>, surface: Surface) -> Router {
+    router.layer(from_fn_with_state(
+        FaultLayer {
+            engine: engine.clone(),
+            surface,
+        },
+        faults::layer,
+    ))
+}
+
 /// The complete router.
 pub(crate) fn build(parts: Parts) -> Router {
-    let arm = parts
-        .arm
-        .router()
-        .layer(from_fn_with_state(parts.faults, faults::layer))
+    let arm = faulted(parts.arm.router(), &parts.faults, Surface::Arm)
+        .layer(from_fn_with_state(
+            parts.throttle.clone(),
+            throttle::compute_layer,
+        ))
         .layer(from_fn_with_state(parts.throttle, throttle::layer))
         .layer(from_fn_with_state(parts.auth, arm_auth::layer));
     let arm = journaled(arm, &parts.journal, Surface::Arm).layer(from_fn_with_state(
@@ -54,7 +66,7 @@ pub(crate) fn build(parts: Parts) -> Router {
     ));
     Router::new()
         .merge(journaled(
-            entra::router(parts.entra),
+            faulted(entra::router(parts.entra), &parts.faults, Surface::Entra),
             &parts.journal,
             Surface::Entra,
         ))
@@ -63,7 +75,11 @@ pub(crate) fn build(parts: Parts) -> Router {
             &parts.journal,
             Surface::Metadata,
         ))
-        .merge(journaled(parts.imds, &parts.journal, Surface::Imds))
-        .merge(parts.admin)
+        .merge(journaled(
+            faulted(parts.imds, &parts.faults, Surface::Imds),
+            &parts.journal,
+            Surface::Imds,
+        ))
+        .merge(journaled(parts.admin, &parts.journal, Surface::Admin))
         .fallback_service(arm)
 }

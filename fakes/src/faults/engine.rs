@@ -1,7 +1,7 @@
 //! The live fault schedule: ordered rules with their match/apply counters and one seeded ChaCha RNG,
 //! so a run with the same seed and the same request order injects the same faults.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::rule::{CompiledRule, FaultKind, FaultRule, RuleError};
+use crate::journal::Surface;
 
 /// A whole schedule: the RNG seed and the rules, in evaluation order (faults file / admin PUT).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -75,7 +76,24 @@ struct State {
 /// Shared fault schedule of one fake cloud.
 pub struct FaultEngine {
     state: Mutex<State>,
-    armed: AtomicBool,
+    /// One bit per surface with at least one rule, so unaffected requests skip the lock.
+    armed: AtomicU8,
+}
+
+fn surface_bit(surface: Surface) -> u8 {
+    match surface {
+        Surface::Arm => 1,
+        Surface::Imds => 2,
+        Surface::Entra => 4,
+        Surface::Metadata => 8,
+        Surface::Admin => 16,
+    }
+}
+
+fn armed_bits(rules: &[Active]) -> u8 {
+    rules
+        .iter()
+        .fold(0, |bits, a| bits | surface_bit(a.compiled.surface()))
 }
 
 impl std::fmt::Debug for FaultEngine {
@@ -102,7 +120,7 @@ impl FaultEngine {
                 rules: Vec::new(),
                 next_id: 1,
             }),
-            armed: AtomicBool::new(false),
+            armed: AtomicU8::new(0),
         }
     }
 
@@ -118,7 +136,8 @@ impl FaultEngine {
             rules: compiled,
             next_id,
         };
-        self.armed.store(!state.rules.is_empty(), Ordering::Release);
+        self.armed
+            .store(armed_bits(&state.rules), Ordering::Release);
         Ok(ids)
     }
 
@@ -130,7 +149,8 @@ impl FaultEngine {
         let ids: Vec<String> = compiled.iter().map(|a| id_of(&a.compiled)).collect();
         state.next_id = next_id;
         state.rules.extend(compiled);
-        self.armed.store(!state.rules.is_empty(), Ordering::Release);
+        self.armed
+            .store(armed_bits(&state.rules), Ordering::Release);
         Ok(ids)
     }
 
@@ -141,14 +161,15 @@ impl FaultEngine {
         state
             .rules
             .retain(|a| a.compiled.rule.id.as_deref() != Some(id));
-        self.armed.store(!state.rules.is_empty(), Ordering::Release);
+        self.armed
+            .store(armed_bits(&state.rules), Ordering::Release);
         state.rules.len() != before
     }
 
     /// Removes every rule (the seed and RNG position stay).
     pub fn clear(&self) {
         self.state.lock().rules.clear();
-        self.armed.store(false, Ordering::Release);
+        self.armed.store(0, Ordering::Release);
     }
 
     /// Current schedule with counters.
@@ -168,16 +189,16 @@ impl FaultEngine {
         }
     }
 
-    /// Decides the faults for one request; `None` (cheaply) when nothing applies.
-    pub fn decide(&self, method: &http::Method, path: &str) -> Option<Decision> {
-        if !self.armed.load(Ordering::Acquire) {
+    /// Decides the faults for one request of `surface`; `None` (cheaply) when nothing applies.
+    pub fn decide(&self, surface: Surface, method: &http::Method, path: &str) -> Option<Decision> {
+        if self.armed.load(Ordering::Acquire) & surface_bit(surface) == 0 {
             return None;
         }
         let mut state = self.state.lock();
         let State { rng, rules, .. } = &mut *state;
         let mut decision = Decision::default();
         for active in rules.iter_mut() {
-            if !active.compiled.matches(method, path) {
+            if !active.compiled.matches(surface, method, path) {
                 continue;
             }
             let rule = &active.compiled.rule;
@@ -241,6 +262,7 @@ mod tests {
     fn rule(fault: FaultKind) -> FaultRule {
         FaultRule {
             id: None,
+            surface: None,
             method: None,
             path: Some("/subscriptions/**".into()),
             path_regex: None,
@@ -254,7 +276,10 @@ mod tests {
 
     #[test]
     fn nothing_scheduled_decides_nothing() {
-        assert_eq!(FaultEngine::new(1).decide(&http::Method::GET, PATH), None);
+        assert_eq!(
+            FaultEngine::new(1).decide(Surface::Arm, &http::Method::GET, PATH),
+            None
+        );
     }
 
     #[test]
@@ -267,10 +292,10 @@ mod tests {
             }])
             .unwrap();
         assert_eq!(ids, vec!["fault-1".to_string()]);
-        assert!(e.decide(&http::Method::GET, PATH).is_some());
-        assert!(e.decide(&http::Method::GET, PATH).is_some());
-        assert_eq!(e.decide(&http::Method::GET, PATH), None);
-        assert_eq!(e.decide(&http::Method::GET, "/other"), None);
+        assert!(e.decide(Surface::Arm, &http::Method::GET, PATH).is_some());
+        assert!(e.decide(Surface::Arm, &http::Method::GET, PATH).is_some());
+        assert_eq!(e.decide(Surface::Arm, &http::Method::GET, PATH), None);
+        assert_eq!(e.decide(Surface::Arm, &http::Method::GET, "/other"), None);
         let listing = e.list();
         assert_eq!((listing.rules[0].matched, listing.rules[0].applied), (2, 2));
     }
@@ -292,7 +317,7 @@ mod tests {
             rule(FaultKind::Reset),
         ])
         .unwrap();
-        let d = e.decide(&http::Method::PUT, PATH).unwrap();
+        let d = e.decide(Surface::Arm, &http::Method::PUT, PATH).unwrap();
         assert_eq!(d.latency, Duration::from_millis(5));
         assert_eq!(d.lro_failure, Some(("C".into(), "M".into())));
         assert_eq!(
@@ -327,13 +352,33 @@ mod tests {
             })
             .unwrap();
             (0..64)
-                .map(|_| e.decide(&http::Method::GET, PATH).is_some())
+                .map(|_| e.decide(Surface::Arm, &http::Method::GET, PATH).is_some())
                 .collect::<Vec<_>>()
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
         let hits = run(7).iter().filter(|h| **h).count();
         assert!((16..=48).contains(&hits), "{hits}");
+    }
+
+    #[test]
+    fn rules_only_see_their_surface() {
+        let e = FaultEngine::new(0);
+        e.add(vec![FaultRule {
+            path: Some("/imds/*/metadata/**".into()),
+            ..rule(FaultKind::Reset)
+        }])
+        .unwrap();
+        let imds = "/imds/node-0/metadata/instance";
+        assert_eq!(e.decide(Surface::Arm, &http::Method::GET, imds), None);
+        assert_eq!(e.decide(Surface::Entra, &http::Method::GET, imds), None);
+        assert_eq!(
+            e.decide(Surface::Imds, &http::Method::GET, imds)
+                .unwrap()
+                .terminal,
+            Some(FaultKind::Reset)
+        );
+        assert_eq!(e.list().rules[0].rule.surface, Some(Surface::Imds));
     }
 
     #[test]
@@ -350,7 +395,9 @@ mod tests {
         assert!(e.remove("fault-1"));
         assert!(!e.remove("fault-1"));
         assert_eq!(
-            e.decide(&http::Method::GET, PATH).unwrap().terminal,
+            e.decide(Surface::Arm, &http::Method::GET, PATH)
+                .unwrap()
+                .terminal,
             Some(FaultKind::PreconditionFailed)
         );
         let bad = FaultPlan {
@@ -363,6 +410,6 @@ mod tests {
         assert!(e.replace(bad).is_err());
         assert_eq!(e.list().rules.len(), 1);
         e.clear();
-        assert_eq!(e.decide(&http::Method::GET, PATH), None);
+        assert_eq!(e.decide(Surface::Arm, &http::Method::GET, PATH), None);
     }
 }

@@ -17,7 +17,7 @@ pub enum FaultFileError {
     },
     /// Not valid YAML, or a field is unknown / of the wrong type.
     #[error(
-        "faults file {path}: {message} (accepted: seed: <u64>, rules: [{{id?, method?, path | pathRegex, fault: {{kind: throttle|status|latency|lroFailed|preconditionFailed|reset, ...}}, count?, probability?}}])"
+        "faults file {path}: {message} (accepted: seed: <u64>, rules: [{{id?, surface?: arm|imds|entra, method?, path | pathRegex, fault: {{kind: throttle|status|latency|lroFailed|preconditionFailed|reset, ...}}, count?, probability?}}])"
     )]
     Parse {
         /// File.

@@ -1,8 +1,10 @@
 //! One fault rule as written in a faults file or posted to the admin API: which requests it matches
-//! (method + path glob or regex), what happens to them, and how often.
+//! (surface + method + path glob or regex), what happens to them, and how often.
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+
+use crate::journal::Surface;
 
 /// A rule before compilation (the wire / file format).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -11,6 +13,10 @@ pub struct FaultRule {
     /// Name shown in the journal and admin listings; generated (`fault-N`) when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Endpoint family the rule applies to (`arm`, `imds`, `entra`). When absent it is inferred from
+    /// the path: `/imds/...` is IMDS, a path containing `/oauth2/` is Entra ID, anything else ARM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Surface>,
     /// HTTP method to match (case-insensitive); any method when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
@@ -105,6 +111,48 @@ impl FaultKind {
     pub fn passes_through(&self) -> bool {
         matches!(self, Self::Latency { .. } | Self::LroFailed { .. })
     }
+
+    /// Kind name as written in a rule (`kind:` value).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Self::Throttle { .. } => "throttle",
+            Self::Status { .. } => "status",
+            Self::Latency { .. } => "latency",
+            Self::LroFailed { .. } => "lroFailed",
+            Self::PreconditionFailed => "preconditionFailed",
+            Self::Reset => "reset",
+        }
+    }
+
+    /// Kinds that only mean something for ARM (ETags and long-running operations).
+    fn arm_only(&self) -> bool {
+        matches!(self, Self::LroFailed { .. } | Self::PreconditionFailed)
+    }
+}
+
+/// Surfaces fault rules can target.
+const FAULT_SURFACES: [Surface; 3] = [Surface::Arm, Surface::Imds, Surface::Entra];
+
+fn surface_name(surface: Surface) -> &'static str {
+    match surface {
+        Surface::Arm => "arm",
+        Surface::Imds => "imds",
+        Surface::Entra => "entra",
+        Surface::Metadata => "metadata",
+        Surface::Admin => "admin",
+    }
+}
+
+/// Surface a rule without an explicit `surface` targets, from the literal start of its path.
+fn inferred_surface(source: &str) -> Surface {
+    let lower = source.to_ascii_lowercase();
+    if lower.starts_with("/imds/") {
+        Surface::Imds
+    } else if lower.contains("/oauth2/") {
+        Surface::Entra
+    } else {
+        Surface::Arm
+    }
 }
 
 /// Why a rule cannot be used; each names the field and what is accepted.
@@ -140,6 +188,26 @@ pub enum RuleError {
         /// Given value.
         value: u16,
     },
+    /// `surface` names an endpoint family faults cannot target.
+    #[error("{at}.surface: '{value}' cannot have faults (accepted: arm, imds, entra)")]
+    BadSurface {
+        /// Where the rule is.
+        at: String,
+        /// Given value.
+        value: &'static str,
+    },
+    /// An ARM-only fault kind (`lroFailed`, `preconditionFailed`) on an IMDS or Entra ID rule.
+    #[error(
+        "{at}.fault.kind: '{kind}' only applies to ARM requests, but this rule targets surface '{surface}' (accepted kinds for {surface}: throttle, status, latency, reset)"
+    )]
+    ArmOnlyKind {
+        /// Where the rule is.
+        at: String,
+        /// Given kind.
+        kind: &'static str,
+        /// Targeted surface.
+        surface: &'static str,
+    },
     /// `method` is not an HTTP method.
     #[error(
         "{at}.method: '{value}' is not an HTTP method (accepted: GET, HEAD, PUT, PATCH, POST, DELETE)"
@@ -155,8 +223,9 @@ pub enum RuleError {
 /// A validated rule with its compiled matcher.
 #[derive(Debug, Clone)]
 pub struct CompiledRule {
-    /// The rule as given (with its id filled in).
+    /// The rule as given (with its id and surface filled in).
     pub rule: FaultRule,
+    surface: Surface,
     method: Option<http::Method>,
     pattern: Regex,
 }
@@ -164,11 +233,25 @@ pub struct CompiledRule {
 impl CompiledRule {
     /// Validates and compiles `rule`; `at` locates it in error messages.
     pub fn compile(mut rule: FaultRule, at: &str, default_id: String) -> Result<Self, RuleError> {
-        let source = match (&rule.path, &rule.path_regex) {
-            (Some(glob), None) => glob_to_regex(glob),
-            (None, Some(regex)) => regex.clone(),
+        let (source, literal) = match (&rule.path, &rule.path_regex) {
+            (Some(glob), None) => (glob_to_regex(glob), glob.as_str()),
+            (None, Some(regex)) => (regex.clone(), regex.trim_start_matches('^')),
             _ => return Err(RuleError::PathChoice { at: at.to_string() }),
         };
+        let surface = rule.surface.unwrap_or_else(|| inferred_surface(literal));
+        if !FAULT_SURFACES.contains(&surface) {
+            return Err(RuleError::BadSurface {
+                at: at.to_string(),
+                value: surface_name(surface),
+            });
+        }
+        if surface != Surface::Arm && rule.fault.arm_only() {
+            return Err(RuleError::ArmOnlyKind {
+                at: at.to_string(),
+                kind: rule.fault.kind_name(),
+                surface: surface_name(surface),
+            });
+        }
         let pattern =
             Regex::new(&format!("(?i)^(?:{source})$")).map_err(|e| RuleError::BadRegex {
                 at: at.to_string(),
@@ -206,15 +289,26 @@ impl CompiledRule {
         if rule.id.is_none() {
             rule.id = Some(default_id);
         }
+        rule.surface = Some(surface);
         Ok(Self {
             rule,
+            surface,
             method,
             pattern,
         })
     }
 
-    /// Whether `method` + `path` select this rule (LRO failures only select writes).
-    pub fn matches(&self, method: &http::Method, path: &str) -> bool {
+    /// Endpoint family the rule applies to.
+    pub fn surface(&self) -> Surface {
+        self.surface
+    }
+
+    /// Whether a request of `surface` with `method` + `path` selects this rule (LRO failures only
+    /// select writes).
+    pub fn matches(&self, surface: Surface, method: &http::Method, path: &str) -> bool {
+        if self.surface != surface {
+            return false;
+        }
         if self.method.as_ref().is_some_and(|m| m != method) {
             return false;
         }
@@ -253,6 +347,7 @@ mod tests {
     fn rule(path: &str) -> FaultRule {
         FaultRule {
             id: None,
+            surface: None,
             method: None,
             path: Some(path.into()),
             path_regex: None,
@@ -270,12 +365,12 @@ mod tests {
             "f".into(),
         )
         .unwrap();
-        assert!(r.matches(&http::Method::PUT, "/subscriptions/s/resourcegroups/rg/providers/microsoft.network/loadBalancers/kubernetes"));
-        assert!(!r.matches(&http::Method::PUT, "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/p"));
+        assert!(r.matches(Surface::Arm, &http::Method::PUT, "/subscriptions/s/resourcegroups/rg/providers/microsoft.network/loadBalancers/kubernetes"));
+        assert!(!r.matches(Surface::Arm, &http::Method::PUT, "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/p"));
         let deep =
             CompiledRule::compile(rule("/subscriptions/**/loadBalancers/**"), "r", "f".into())
                 .unwrap();
-        assert!(deep.matches(&http::Method::GET, "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/p"));
+        assert!(deep.matches(Surface::Arm, &http::Method::GET, "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/p"));
         assert_eq!(r.rule.id.as_deref(), Some("f"));
     }
 
@@ -286,8 +381,16 @@ mod tests {
         r.path_regex = Some("/subscriptions/[^/]+/resourceGroups/rg(/.*)?".into());
         r.method = Some("delete".into());
         let c = CompiledRule::compile(r, "r", "f".into()).unwrap();
-        assert!(c.matches(&http::Method::DELETE, "/subscriptions/s/resourceGroups/RG"));
-        assert!(!c.matches(&http::Method::GET, "/subscriptions/s/resourceGroups/rg"));
+        assert!(c.matches(
+            Surface::Arm,
+            &http::Method::DELETE,
+            "/subscriptions/s/resourceGroups/RG"
+        ));
+        assert!(!c.matches(
+            Surface::Arm,
+            &http::Method::GET,
+            "/subscriptions/s/resourceGroups/rg"
+        ));
     }
 
     #[test]
@@ -298,8 +401,8 @@ mod tests {
             message: "m".into(),
         };
         let c = CompiledRule::compile(r, "r", "f".into()).unwrap();
-        assert!(!c.matches(&http::Method::GET, "/a"));
-        assert!(c.matches(&http::Method::PUT, "/a"));
+        assert!(!c.matches(Surface::Arm, &http::Method::GET, "/a"));
+        assert!(c.matches(Surface::Arm, &http::Method::PUT, "/a"));
     }
 
     #[test]
@@ -352,6 +455,71 @@ mod tests {
     }
 
     #[test]
+    fn surfaces_are_inferred_from_the_path_or_given() {
+        let compile = |r: FaultRule| CompiledRule::compile(r, "rules[0]", "f".into()).unwrap();
+        let imds = compile(rule("/imds/*/metadata/**"));
+        assert_eq!(imds.surface(), Surface::Imds);
+        assert_eq!(imds.rule.surface, Some(Surface::Imds));
+        assert!(imds.matches(
+            Surface::Imds,
+            &http::Method::GET,
+            "/imds/node-0/metadata/instance"
+        ));
+        assert!(!imds.matches(
+            Surface::Arm,
+            &http::Method::GET,
+            "/imds/node-0/metadata/instance"
+        ));
+        let mut regex = rule("x");
+        regex.path = None;
+        regex.path_regex = Some("^/[^/]+/oauth2/(v2.0/)?token".into());
+        assert_eq!(compile(regex).surface(), Surface::Entra);
+        assert_eq!(compile(rule("/**")).surface(), Surface::Arm);
+        let explicit = compile(FaultRule {
+            surface: Some(Surface::Entra),
+            ..rule("/**")
+        });
+        assert!(explicit.matches(Surface::Entra, &http::Method::POST, "/t/oauth2/v2.0/token"));
+        assert!(!explicit.matches(Surface::Arm, &http::Method::POST, "/t/oauth2/v2.0/token"));
+    }
+
+    #[test]
+    fn arm_only_kinds_are_refused_elsewhere() {
+        let mut lro = rule("/imds/**");
+        lro.fault = FaultKind::LroFailed {
+            code: "C".into(),
+            message: "M".into(),
+        };
+        assert_eq!(
+            CompiledRule::compile(lro, "rules[3]", "f".into())
+                .unwrap_err()
+                .to_string(),
+            "rules[3].fault.kind: 'lroFailed' only applies to ARM requests, but this rule targets surface 'imds' (accepted kinds for imds: throttle, status, latency, reset)"
+        );
+        let precondition = FaultRule {
+            surface: Some(Surface::Entra),
+            fault: FaultKind::PreconditionFailed,
+            ..rule("/**")
+        };
+        assert!(
+            CompiledRule::compile(precondition, "r", "f".into())
+                .unwrap_err()
+                .to_string()
+                .starts_with("r.fault.kind: 'preconditionFailed' only applies to ARM")
+        );
+        let admin = FaultRule {
+            surface: Some(Surface::Admin),
+            ..rule("/admin/**")
+        };
+        assert_eq!(
+            CompiledRule::compile(admin, "r", "f".into())
+                .unwrap_err()
+                .to_string(),
+            "r.surface: 'admin' cannot have faults (accepted: arm, imds, entra)"
+        );
+    }
+
+    #[test]
     fn wire_format_round_trips() {
         let json = r#"{"method":"PUT","path":"/subscriptions/**","fault":{"kind":"throttle","retryAfterSecs":3},"count":2}"#;
         let r: FaultRule = serde_json::from_str(json).unwrap();
@@ -370,11 +538,11 @@ mod tests {
     proptest! {
         #[test]
         fn literal_globs_match_only_themselves(path in "/[a-zA-Z0-9.()+\\[\\]-]{1,12}(/[a-zA-Z0-9.()+-]{1,12}){0,4}") {
-            let c = CompiledRule::compile(rule(&path), "r", "f".into()).unwrap();
-            prop_assert!(c.matches(&http::Method::GET, &path));
-            prop_assert!(c.matches(&http::Method::GET, &path.to_ascii_uppercase()));
+            let c = CompiledRule::compile(FaultRule { surface: Some(Surface::Arm), ..rule(&path) }, "r", "f".into()).unwrap();
+            prop_assert!(c.matches(Surface::Arm, &http::Method::GET, &path));
+            prop_assert!(c.matches(Surface::Arm, &http::Method::GET, &path.to_ascii_uppercase()));
             let longer = format!("{path}x");
-            prop_assert!(!c.matches(&http::Method::GET, &longer));
+            prop_assert!(!c.matches(Surface::Arm, &http::Method::GET, &longer));
         }
     }
 }

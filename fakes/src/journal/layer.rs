@@ -32,6 +32,9 @@ pub async fn layer(
     request: Request<Body>,
     next: Next,
 ) -> Response {
+    if ctx.surface == Surface::Admin && reads_the_journal(request.uri().path()) {
+        return next.run(request).await;
+    }
     let started = Instant::now();
     let time = time::OffsetDateTime::now_utc()
         .format(&Rfc3339)
@@ -65,7 +68,7 @@ pub async fn layer(
                 .collect::<Vec<_>>()
                 .join("/")
         ),
-        Surface::Metadata => format!("{method} {}", path.trim_start_matches('/')),
+        Surface::Metadata | Surface::Admin => format!("{method} {}", path.trim_start_matches('/')),
     };
     ctx.journal.record(JournalEntry {
         seq: 0,
@@ -91,6 +94,14 @@ pub async fn layer(
     response
 }
 
+/// Requests to the journal itself are not journaled: reading or clearing it must not change it.
+fn reads_the_journal(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    ["/admin/journal", "/admin/counters"]
+        .iter()
+        .any(|p| path.eq_ignore_ascii_case(p))
+}
+
 fn api_version_of(query: &str) -> Option<String> {
     url::form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == "api-version")
@@ -100,6 +111,13 @@ fn api_version_of(query: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn journal_reads_are_not_journaled() {
+        assert!(reads_the_journal("/admin/journal"));
+        assert!(reads_the_journal("/admin/counters/"));
+        assert!(!reads_the_journal("/admin/faults"));
+    }
 
     #[test]
     fn api_version_is_read_from_the_query() {

@@ -17,6 +17,8 @@ pub enum Surface {
     Imds,
     /// `/metadata/endpoints` discovery.
     Metadata,
+    /// The fake's own admin API (except reads and clears of the journal itself).
+    Admin,
 }
 
 /// One served request.

@@ -5,16 +5,19 @@
 //! The fake is one ARM region, so "region" is the configured routing region of the whole fake.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 use super::bucket::{BucketSpec, Take, TokenBucket};
+use super::compute_policies::{ComputeLimits, policies_for};
+use super::compute_windows::{ComputeAdmission, ComputeWindows};
 
 /// Bucket sizes and refill rates; every value is configurable because tenants see different
 /// numbers (older hourly limits show 11999 / 1199) and tests need tiny buckets.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ThrottleConfig {
     /// `false` admits everything and sends no rate-limit headers (benchmarks).
@@ -27,6 +30,10 @@ pub struct ThrottleConfig {
     pub deletes: BucketSpec,
     /// Global subscription bucket = this factor x the per-principal bucket (15 in Azure).
     pub global_factor: u32,
+    /// Compute RP policies applied after the front door admitted a `Microsoft.Compute` call
+    /// (only while `enabled` is true too).
+    #[serde(default)]
+    pub compute: ComputeLimits,
 }
 
 impl Default for ThrottleConfig {
@@ -46,15 +53,20 @@ impl Default for ThrottleConfig {
                 refill_per_sec: 10.0,
             },
             global_factor: 15,
+            compute: ComputeLimits::default(),
         }
     }
 }
 
 impl ThrottleConfig {
-    /// Same limits, throttling off.
+    /// Same limits, throttling off (ARM and Compute RP).
     pub fn disabled() -> Self {
         Self {
             enabled: false,
+            compute: ComputeLimits {
+                enabled: false,
+                ..ComputeLimits::default()
+            },
             ..Self::default()
         }
     }
@@ -202,36 +214,70 @@ struct Key {
     class: OpClass,
 }
 
-/// The live buckets of one fake ARM region.
+/// The live buckets of one fake ARM region (front door and Compute RP).
 #[derive(Debug)]
 pub struct ArmThrottle {
-    config: RwLock<ThrottleConfig>,
+    config: RwLock<Arc<ThrottleConfig>>,
     buckets: Mutex<HashMap<Key, TokenBucket>>,
+    compute: ComputeWindows,
 }
 
 impl ArmThrottle {
     /// Buckets (all full) with `config`.
     pub fn new(config: ThrottleConfig) -> Self {
         Self {
-            config: RwLock::new(config),
+            config: RwLock::new(Arc::new(config)),
             buckets: Mutex::new(HashMap::new()),
+            compute: ComputeWindows::default(),
         }
     }
 
     /// Current limits.
     pub fn config(&self) -> ThrottleConfig {
-        *self.config.read()
+        (**self.config.read()).clone()
     }
 
-    /// Replaces the limits and refills every bucket (admin API).
+    /// Whether the front door throttles at all (when not, no request is charged or refused).
+    pub fn enabled(&self) -> bool {
+        self.config.read().enabled
+    }
+
+    /// Replaces the limits and refills every bucket and window (admin API).
     pub fn reconfigure(&self, config: ThrottleConfig) {
-        *self.config.write() = config;
+        *self.config.write() = Arc::new(config);
         self.buckets.lock().clear();
+        self.compute.clear();
+    }
+
+    /// Counts a request against the Compute RP policies of `method` + `path`; `None` when
+    /// throttling is off or the call is not a metered Compute call.
+    pub fn admit_compute(
+        &self,
+        method: &http::Method,
+        path: &str,
+        now: Instant,
+    ) -> Option<ComputeAdmission> {
+        let config = self.config.read().clone();
+        if !(config.enabled && config.compute.enabled) {
+            return None;
+        }
+        let policies = policies_for(method, path);
+        if policies.is_empty() {
+            return None;
+        }
+        let subscription = match Scope::of_path(path, "") {
+            Scope::Subscription(id) => id,
+            Scope::Tenant(_) => return None,
+        };
+        Some(
+            self.compute
+                .admit(&config.compute, &subscription, policies, now),
+        )
     }
 
     /// Charges one request of `class` by `principal` (object id) in `scope`.
     pub fn admit(&self, scope: &Scope, principal: &str, class: OpClass, now: Instant) -> Admission {
-        let config = *self.config.read();
+        let config = self.config.read().clone();
         if !config.enabled {
             return Admission::Unlimited;
         }
@@ -319,6 +365,7 @@ mod tests {
                 refill_per_sec: 0.5,
             },
             global_factor: 15,
+            compute: ComputeLimits::default(),
         }
     }
 
@@ -452,6 +499,12 @@ mod tests {
     #[test]
     fn disabled_admits_everything_without_headers() {
         let t = ArmThrottle::new(ThrottleConfig::disabled());
+        let vm_list =
+            "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines";
+        assert_eq!(
+            t.admit_compute(&http::Method::GET, vm_list, Instant::now()),
+            None
+        );
         let a = t.admit(
             &Scope::Subscription("s".into()),
             "a",
@@ -460,6 +513,25 @@ mod tests {
         );
         assert_eq!(a, Admission::Unlimited);
         assert!(a.headers().is_empty());
+    }
+
+    #[test]
+    fn compute_calls_are_metered_per_subscription() {
+        let t = ArmThrottle::new(ThrottleConfig::default());
+        let vm_list =
+            "/subscriptions/S/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines";
+        let a = t
+            .admit_compute(&http::Method::GET, vm_list, Instant::now())
+            .unwrap();
+        assert_eq!(
+            a.header(),
+            "Microsoft.Compute/HighCostGet3Min;139,Microsoft.Compute/HighCostGet30Min;699"
+        );
+        let lb = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb";
+        assert_eq!(
+            t.admit_compute(&http::Method::GET, lb, Instant::now()),
+            None
+        );
     }
 
     #[test]

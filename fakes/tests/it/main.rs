@@ -11,6 +11,7 @@ mod imds;
 mod journal;
 mod kube_apiserver_cli;
 mod metadata;
+mod service_faults;
 mod snapshot;
 mod throttle;
 mod topology;

@@ -87,3 +87,138 @@ async fn admin_can_turn_throttling_off() {
         ""
     );
 }
+
+fn vm_list(fake: &Fake) -> String {
+    format!(
+        "{}?api-version=2025-04-01",
+        fake.rg_path("Microsoft.Compute/virtualMachines")
+    )
+}
+
+#[tokio::test]
+async fn compute_rp_policies_count_down_and_refuse_with_operation_not_allowed() {
+    let fake = Fake::start(&["--crp-policy", "HighCostGet3Min=2/60"]);
+    let token = fake.token().await;
+    let list = vm_list(&fake);
+    let mut remaining = Vec::new();
+    for _ in 0..2 {
+        let ok = fake.arm(&token, Method::GET, &list, None).await;
+        assert_eq!(ok.status(), 200);
+        assert_eq!(header(&ok, "x-ms-request-charge"), "1");
+        remaining.push(header(&ok, "x-ms-ratelimit-remaining-resource"));
+    }
+    assert_eq!(
+        remaining,
+        [
+            "Microsoft.Compute/HighCostGet3Min;1,Microsoft.Compute/HighCostGet30Min;699",
+            "Microsoft.Compute/HighCostGet3Min;0,Microsoft.Compute/HighCostGet30Min;698",
+        ]
+    );
+    let refused = fake.arm(&token, Method::GET, &list, None).await;
+    assert_eq!(refused.status(), 429);
+    let retry_after: u64 = header(&refused, "retry-after").parse().unwrap();
+    assert!((1..=60).contains(&retry_after), "{retry_after}");
+    assert_eq!(
+        header(&refused, "x-ms-ratelimit-remaining-resource"),
+        "Microsoft.Compute/HighCostGet3Min;0,Microsoft.Compute/HighCostGet30Min;697"
+    );
+    assert!(
+        !header(&refused, "x-ms-ratelimit-remaining-subscription-reads").is_empty(),
+        "the front door admitted it: CRP refused"
+    );
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "OperationNotAllowed");
+    assert_eq!(
+        body["error"]["message"],
+        "The server rejected the request because too many requests have been received for this subscription."
+    );
+    let detail = &body["error"]["details"][0];
+    assert_eq!(detail["code"], "TooManyRequests");
+    assert_eq!(detail["target"], "HighCostGet3Min");
+    let violation: Value = serde_json::from_str(detail["message"].as_str().unwrap()).unwrap();
+    assert_eq!(violation["operationGroup"], "HighCostGet3Min");
+    assert_eq!(violation["allowedRequestCount"], 2);
+    assert_eq!(violation["measuredRequestCount"], 3);
+
+    // A VM GET draws on another policy; network calls carry no CRP header.
+    let vm = fake
+        .arm(
+            &token,
+            Method::GET,
+            &format!(
+                "{}?api-version=2025-04-01",
+                fake.rg_path("Microsoft.Compute/virtualMachines/k8s-master-0")
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(vm.status(), 200);
+    assert_eq!(
+        header(&vm, "x-ms-ratelimit-remaining-resource"),
+        "Microsoft.Compute/LowCostGet3Min;3999,Microsoft.Compute/LowCostGet30Min;31999"
+    );
+    let lb = fake
+        .arm(
+            &token,
+            Method::GET,
+            &format!(
+                "{}?api-version=2025-05-01",
+                fake.rg_path("Microsoft.Network/loadBalancers/kubernetes")
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(lb.status(), 200);
+    assert_eq!(header(&lb, "x-ms-ratelimit-remaining-resource"), "");
+
+    let (_, journal) = fake.admin(Method::GET, "/admin/journal", None).await;
+    let throttled: Vec<&Value> = journal["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["throttled"] == true)
+        .collect();
+    assert_eq!(throttled.len(), 1);
+    assert_eq!(
+        throttled[0]["operation"],
+        "GET Microsoft.Compute/virtualMachines"
+    );
+
+    // Policies are reconfigurable at run time (and the windows restart).
+    let (_, mut config) = fake.admin(Method::GET, "/admin/throttle", None).await;
+    config["compute"]["policies"]["HighCostGet3Min"] = json!({"allowed": 5, "windowSecs": 60});
+    let (status, _) = fake
+        .admin(Method::PUT, "/admin/throttle", Some(config.clone()))
+        .await;
+    assert_eq!(status, 200);
+    let again = fake.arm(&token, Method::GET, &list, None).await;
+    assert_eq!(again.status(), 200);
+    assert!(
+        header(&again, "x-ms-ratelimit-remaining-resource")
+            .starts_with("Microsoft.Compute/HighCostGet3Min;4,")
+    );
+    config["compute"]["policies"]["CheapGet3Min"] = json!({"allowed": 5, "windowSecs": 60});
+    let (status, body) = fake
+        .admin(Method::PUT, "/admin/throttle", Some(config))
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("compute.policies.CheapGet3Min: unknown"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn no_throttle_turns_the_compute_rp_policies_off_too() {
+    let fake = Fake::start(&["--no-throttle", "--crp-policy", "HighCostGet3Min=1/60"]);
+    let token = fake.token().await;
+    let list = vm_list(&fake);
+    for _ in 0..3 {
+        let ok = fake.arm(&token, Method::GET, &list, None).await;
+        assert_eq!(ok.status(), 200);
+        assert_eq!(header(&ok, "x-ms-ratelimit-remaining-resource"), "");
+    }
+}
