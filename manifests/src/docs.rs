@@ -2,6 +2,7 @@
 //! tables in `azure_ccm::names` so the docs cannot drift from the code.
 
 use azure_ccm::names::access::join_actors;
+use azure_ccm::names::metadata_key::MetadataKey;
 use azure_ccm::names::service_annotations::{Area, SERVICE_ANNOTATIONS};
 use azure_ccm::names::{finalizers, labels, node_annotations, taints};
 
@@ -25,19 +26,23 @@ fn table(head: &[&str], rows: Vec<Vec<String>>) -> String {
     s
 }
 
-fn node_labels() -> String {
-    let rows = labels::NODE_LABELS
-        .iter()
-        .map(|l| {
+/// Table rows for label or annotation keys: both node pages document the same facts per key.
+fn metadata_key_rows(keys: &[MetadataKey]) -> Vec<Vec<String>> {
+    keys.iter()
+        .map(|k| {
             vec![
-                format!("`{}`", l.key),
-                join_actors(l.access.written_by),
-                join_actors(l.access.read_by),
-                l.value.to_string(),
-                l.description.to_string(),
+                format!("`{}`", k.key),
+                join_actors(k.access.written_by),
+                join_actors(k.access.read_by),
+                k.value.to_string(),
+                k.description.to_string(),
             ]
         })
-        .collect();
+        .collect()
+}
+
+fn node_labels() -> String {
+    let rows = metadata_key_rows(labels::NODE_LABELS);
     format!(
         "{HEADER}# Node labels\n\nLabels the Azure cloud provider writes on Nodes, or reads from them. Labels are never \
          removed by the provider.\n\n{}",
@@ -46,18 +51,7 @@ fn node_labels() -> String {
 }
 
 fn node_annotations_page() -> String {
-    let rows = node_annotations::NODE_ANNOTATIONS
-        .iter()
-        .map(|a| {
-            vec![
-                format!("`{}`", a.key),
-                join_actors(a.access.written_by),
-                join_actors(a.access.read_by),
-                a.value.to_string(),
-                a.description.to_string(),
-            ]
-        })
-        .collect();
+    let rows = metadata_key_rows(node_annotations::NODE_ANNOTATIONS);
     format!(
         "{HEADER}# Node annotations\n\nThe Azure provider writes no node annotations. It reads the one below.\n\n{}",
         table(

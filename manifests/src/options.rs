@@ -310,6 +310,11 @@ mod tests {
         KubeVersion::from_minor(minor).unwrap()
     }
 
+    /// The message `validate` refuses `o` with.
+    fn refusal(o: &Options) -> String {
+        o.validate().unwrap_err().to_string()
+    }
+
     #[test]
     fn in_tree_refused_from_1_30_with_explanation() {
         assert!(Options::new(Mode::InTree, v(29)).validate().is_ok());
@@ -326,33 +331,18 @@ mod tests {
     fn bad_values_name_the_option() {
         let mut o = Options::new(Mode::OutOfTree, v(33));
         o.cluster_name = "bad name".into();
-        assert!(
-            o.validate()
-                .unwrap_err()
-                .to_string()
-                .starts_with("--cluster-name")
-        );
+        assert!(refusal(&o).starts_with("--cluster-name"));
         let mut o = Options::new(Mode::OutOfTree, v(33));
         o.cluster_cidrs.push(Cidr::parse("10.1.0.0/16").unwrap());
-        assert!(
-            o.validate()
-                .unwrap_err()
-                .to_string()
-                .starts_with("--cluster-cidr")
-        );
+        assert!(refusal(&o).starts_with("--cluster-cidr"));
         let o = Options::new(Mode::OutOfTree, v(33)).with_default_dual_stack();
         assert!(o.validate().is_ok());
         let mut o = o;
         o.service_cidrs.pop();
-        assert!(
-            o.validate()
-                .unwrap_err()
-                .to_string()
-                .starts_with("--service-cidr")
-        );
+        assert!(refusal(&o).starts_with("--service-cidr"));
         let mut o = Options::new(Mode::OutOfTree, v(33));
         o.replicas = 0;
-        assert!(o.validate().unwrap_err().to_string().contains("1 to 5"));
+        assert!(refusal(&o).contains("1 to 5"));
         let mut o = Options::new(Mode::OutOfTree, v(33));
         o.images.cloud_provider_tag = Some("-x".into());
         assert!(o.validate().is_err());

@@ -73,19 +73,19 @@ impl CheckReport {
         for f in findings {
             let _ = writeln!(out, "{f}");
         }
-        let errors = self
-            .read
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .count();
-        let warnings = self
-            .read
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .count();
-        let _ = writeln!(out, "{errors} error(s), {warnings} warning(s)");
+        let count = |severity: Severity| {
+            self.read
+                .findings
+                .iter()
+                .filter(|f| f.severity == severity)
+                .count()
+        };
+        let _ = writeln!(
+            out,
+            "{} error(s), {} warning(s)",
+            count(Severity::Error),
+            count(Severity::Warning)
+        );
         out
     }
 }

@@ -1,6 +1,7 @@
 //! Node labels the Azure provider writes or obeys.
 
 use super::access::{Access, Actor};
+use super::metadata_key::MetadataKey;
 
 /// Region of the VM, lower-case (e.g. `eastus`).
 pub const TOPOLOGY_REGION: &str = "topology.kubernetes.io/region";
@@ -35,17 +36,7 @@ pub const LEGACY_ROLE: &str = "kubernetes.io/role";
 pub const OS: &str = "kubernetes.io/os";
 
 /// One node label and how the provider uses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NodeLabel {
-    /// Label key.
-    pub key: &'static str,
-    /// Who writes and who reads it.
-    pub access: Access,
-    /// Value format.
-    pub value: &'static str,
-    /// Effect and conditions.
-    pub description: &'static str,
-}
+pub type NodeLabel = MetadataKey;
 
 const CLOUD_NODE_WRITERS: &[Actor] = &[Actor::CloudNodeManager, Actor::CloudNodeController];
 

@@ -9,6 +9,7 @@ pub mod controllers;
 pub mod finalizers;
 pub mod labels;
 pub mod leases;
+pub mod metadata_key;
 pub mod node_annotations;
 pub mod service_annotations;
 pub mod taints;

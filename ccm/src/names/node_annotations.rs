@@ -1,23 +1,14 @@
 //! Node annotations relevant to the Azure cloud provider.
 
 use super::access::{Access, Actor};
+use super::metadata_key::MetadataKey;
 
 /// IPs the kubelet was told to use (`--node-ip`), comma separated; cloud init refuses addresses
 /// that do not contain them.
 pub const PROVIDED_NODE_IP: &str = "alpha.kubernetes.io/provided-node-ip";
 
 /// One node annotation and how it is used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NodeAnnotation {
-    /// Annotation key.
-    pub key: &'static str,
-    /// Who writes and reads it.
-    pub access: Access,
-    /// Value format.
-    pub value: &'static str,
-    /// Effect.
-    pub description: &'static str,
-}
+pub type NodeAnnotation = MetadataKey;
 
 /// Every node annotation relevant to the provider (the Azure code itself writes none).
 pub static NODE_ANNOTATIONS: &[NodeAnnotation] = &[NodeAnnotation {

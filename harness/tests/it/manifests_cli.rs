@@ -1,33 +1,10 @@
 //! `harness manifests` as users run it: the real binary, real files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn harness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args(args)
-        .output()
-        .expect("harness binary runs")
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("harness-manifests-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::run::harness;
+use crate::scratch::Scratch;
 
 fn examples(mode: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,29 +12,42 @@ fn examples(mode: &str) -> PathBuf {
         .join(mode)
 }
 
+/// `harness manifests generate --mode <mode> --out <out> <extra>`.
+fn generate(mode: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "manifests",
+        "generate",
+        "--mode",
+        mode,
+        "--out",
+        out.to_str().expect("utf-8 scratch path"),
+    ];
+    args.extend_from_slice(extra);
+    harness(&args)
+}
+
+/// Runs [`generate`], which must succeed, and lists the file names it wrote, sorted.
+fn generated_names(mode: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+    let run = generate(mode, out, extra);
+    assert!(
+        run.status.success(),
+        "{mode} {extra:?}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .expect("output directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn generate_reproduces_the_checked_in_examples() {
     for mode in ["in-tree", "out-of-tree"] {
-        let scratch = Scratch::new(mode);
+        let scratch = Scratch::new(&format!("manifests-{mode}"));
         let out = scratch.0.join("out");
-        let run = harness(&[
-            "manifests",
-            "generate",
-            "--mode",
-            mode,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let mut names: Vec<_> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        names.sort();
+        let names = generated_names(mode, &out, &[]);
         assert!(!names.is_empty());
         for name in names {
             let generated = std::fs::read_to_string(out.join(&name)).unwrap();
@@ -65,8 +55,7 @@ fn generate_reproduces_the_checked_in_examples() {
                 std::fs::read_to_string(examples(mode).join(&name)).unwrap_or_default();
             assert!(
                 generated == checked_in,
-                "{mode}/{} differs from the checked-in example",
-                name.to_string_lossy()
+                "{mode}/{name} differs from the checked-in example"
             );
         }
     }
@@ -74,18 +63,9 @@ fn generate_reproduces_the_checked_in_examples() {
 
 #[test]
 fn bad_version_lists_accepted_values_and_writes_nothing() {
-    let scratch = Scratch::new("bad-version");
+    let scratch = Scratch::new("manifests-bad-version");
     let out = scratch.0.join("out");
-    let run = harness(&[
-        "manifests",
-        "generate",
-        "--mode",
-        "out-of-tree",
-        "--kubernetes-version",
-        "1.40",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = generate("out-of-tree", &out, &["--kubernetes-version", "1.40"]);
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("1.27 to 1.36"), "{stderr}");
@@ -94,18 +74,9 @@ fn bad_version_lists_accepted_values_and_writes_nothing() {
 
 #[test]
 fn in_tree_on_1_30_is_refused_with_an_explanation() {
-    let scratch = Scratch::new("in-tree-1-30");
+    let scratch = Scratch::new("manifests-in-tree-1-30");
     let out = scratch.0.join("out");
-    let run = harness(&[
-        "manifests",
-        "generate",
-        "--mode",
-        "in-tree",
-        "--kubernetes-version",
-        "1.30",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = generate("in-tree", &out, &["--kubernetes-version", "1.30"]);
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
@@ -117,14 +88,7 @@ fn in_tree_on_1_30_is_refused_with_an_explanation() {
 
 #[test]
 fn unknown_mode_lists_accepted_values() {
-    let run = harness(&[
-        "manifests",
-        "generate",
-        "--mode",
-        "hybrid",
-        "--out",
-        "/nonexistent",
-    ]);
+    let run = generate("hybrid", Path::new("/nonexistent"), &[]);
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
@@ -135,7 +99,7 @@ fn unknown_mode_lists_accepted_values() {
 
 #[test]
 fn lint_reports_file_and_container_and_fails() {
-    let scratch = Scratch::new("lint");
+    let scratch = Scratch::new("manifests-lint");
     let file = scratch.0.join("kube-apiserver.yaml");
     std::fs::write(
         &file,
@@ -165,19 +129,18 @@ fn lint_reports_file_and_container_and_fails() {
 #[test]
 fn lint_passes_on_the_examples() {
     for mode in ["in-tree", "out-of-tree"] {
-        let mut args = vec!["manifests".to_string(), "lint".to_string()];
-        for name in [
+        let files: Vec<String> = [
             "apiserver.manifest",
             "kube-controller-manager.manifest",
             "kubelet.manifest",
-        ] {
-            args.push(examples(mode).join(name).to_string_lossy().into_owned());
-        }
-        args.extend(["--kubernetes-version".to_string(), "1.29".to_string()]);
-        let run = Command::new(env!("CARGO_BIN_EXE_harness"))
-            .args(&args)
-            .output()
-            .unwrap();
+        ]
+        .iter()
+        .map(|name| examples(mode).join(name).to_string_lossy().into_owned())
+        .collect();
+        let mut args = vec!["manifests", "lint"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend(["--kubernetes-version", "1.29"]);
+        let run = harness(&args);
         assert!(
             run.status.success(),
             "{mode}: {}",
@@ -223,36 +186,20 @@ fn generated_manifests_pass_the_lint_for_their_version() {
         ("out-of-tree", "1.33"),
     ];
     for (mode, version) in cases {
-        let scratch = Scratch::new(&format!("lint-{mode}-{version}"));
+        let scratch = Scratch::new(&format!("manifests-lint-{mode}-{version}"));
         let out = scratch.0.join("out");
-        let run = harness(&[
-            "manifests",
-            "generate",
-            "--mode",
+        let names = generated_names(
             mode,
-            "--kubernetes-version",
-            version,
-            "--leader-migration",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(
-            run.status.success(),
-            "{mode} {version}: {}",
-            String::from_utf8_lossy(&run.stderr)
+            &out,
+            &["--kubernetes-version", version, "--leader-migration"],
         );
         // Everything with a command line or kubelet settings; azure.json, the credential
         // provider config and the leader-migration config carry no flags.
-        let mut files: Vec<String> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                name.ends_with(".manifest") || name == "kubelet-config.yaml"
-            })
-            .map(|p| p.to_string_lossy().into_owned())
+        let files: Vec<String> = names
+            .iter()
+            .filter(|name| name.ends_with(".manifest") || *name == "kubelet-config.yaml")
+            .map(|name| out.join(name).to_string_lossy().into_owned())
             .collect();
-        files.sort();
         let expected = if mode == "in-tree" { 5 } else { 7 };
         assert_eq!(files.len(), expected, "{mode} {version}: {files:?}");
         let mut args = vec!["manifests", "lint"];
@@ -295,9 +242,8 @@ fn generate_help_lists_modes_auth_modes_and_the_version_range() {
 
 #[test]
 fn bad_options_name_the_option_and_the_accepted_values() {
-    let scratch = Scratch::new("bad-options");
+    let scratch = Scratch::new("manifests-bad-options");
     let out = scratch.0.join("out");
-    let out_text = out.to_str().unwrap();
     let cases: [(&[&str], &[&str]); 5] = [
         (
             &["--auth", "password"],
@@ -318,16 +264,7 @@ fn bad_options_name_the_option_and_the_accepted_values() {
         ),
     ];
     for (extra, needles) in cases {
-        let mut args = vec![
-            "manifests",
-            "generate",
-            "--mode",
-            "out-of-tree",
-            "--out",
-            out_text,
-        ];
-        args.extend_from_slice(extra);
-        let run = harness(&args);
+        let run = generate("out-of-tree", &out, extra);
         assert!(!run.status.success(), "{extra:?} was accepted");
         let stderr = String::from_utf8_lossy(&run.stderr);
         for needle in needles {

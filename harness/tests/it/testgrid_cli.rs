@@ -2,55 +2,13 @@
 //! directories written to a temporary tree.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Output;
+
+use crate::run::{harness, text};
+use crate::scratch::Scratch;
 
 const NOW: i64 = 1_767_312_000;
 const START: i64 = NOW - 3600;
-
-/// A temporary directory removed on drop (std only, so the harness needs no extra dev-deps).
-struct TempTree(PathBuf);
-
-impl TempTree {
-    fn new() -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "harness-testgrid-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        Self(dir)
-    }
-
-    fn write(&self, rel: &str, content: &str) -> PathBuf {
-        let path = self.0.join(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, content).expect("write");
-        path
-    }
-}
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn harness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args(args)
-        .output()
-        .expect("run harness")
-}
-
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 const JUNIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <testsuites><testsuite name="ccm-parity">
@@ -60,7 +18,7 @@ const JUNIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 </testsuite></testsuites>"#;
 
 /// `<tree>/ci-azure-parity/<id>` with a complete, valid build.
-fn good_build(tree: &TempTree, id: &str, start: i64, passed: bool) -> PathBuf {
+fn good_build(tree: &Scratch, id: &str, start: i64, passed: bool) -> PathBuf {
     let dir = format!("ci-azure-parity/{id}");
     tree.write(
         &format!("{dir}/started.json"),
@@ -84,17 +42,22 @@ fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
-#[test]
-fn check_accepts_a_valid_build() {
-    let tree = TempTree::new();
-    let build = good_build(&tree, "1767308400", START, false);
-    let out = harness(&[
+/// `harness testgrid check <build>` at the fixed test time.
+fn check(build: &Path) -> Output {
+    harness(&[
         "testgrid",
         "check",
-        path_str(&build),
+        path_str(build),
         "--now",
         &NOW.to_string(),
-    ]);
+    ])
+}
+
+#[test]
+fn check_accepts_a_valid_build() {
+    let tree = Scratch::new("testgrid");
+    let build = good_build(&tree, "1767308400", START, false);
+    let out = check(&build);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("0 error(s)"), "{stdout}");
@@ -105,7 +68,7 @@ fn check_accepts_a_valid_build() {
 
 #[test]
 fn check_fails_when_testgrid_would_misread() {
-    let tree = TempTree::new();
+    let tree = Scratch::new("testgrid");
     let build = good_build(&tree, "1767308400", START, true);
     std::fs::write(
         build.join("finished.json"),
@@ -116,13 +79,7 @@ fn check_fails_when_testgrid_would_misread() {
         "ci-azure-parity/1767308400/artifacts/junit_extra.xml",
         r#"<testsuite name="x"><testcase name="hidden"><skipped/></testcase></testsuite>"#,
     );
-    let out = harness(&[
-        "testgrid",
-        "check",
-        path_str(&build),
-        "--now",
-        &NOW.to_string(),
-    ]);
+    let out = check(&build);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "check should fail:\n{stdout}");
     assert!(
@@ -137,7 +94,7 @@ fn check_fails_when_testgrid_would_misread() {
 
 #[test]
 fn report_writes_html_and_prints_summary() {
-    let tree = TempTree::new();
+    let tree = Scratch::new("testgrid");
     good_build(&tree, "1767300000", START - 8000, false);
     good_build(&tree, "1767308400", START, false);
     let out_file = tree.0.join("out/report.html");
@@ -171,7 +128,7 @@ fn report_writes_html_and_prints_summary() {
 
 #[test]
 fn report_names_a_bad_path() {
-    let tree = TempTree::new();
+    let tree = Scratch::new("testgrid");
     let missing = tree.0.join("nope");
     let out = harness(&[
         "report",
@@ -226,7 +183,7 @@ fn config_prints_yaml() {
 
 #[test]
 fn publish_copies_and_prints_upload_commands() {
-    let tree = TempTree::new();
+    let tree = Scratch::new("testgrid");
     let build = good_build(&tree, "1767308400", START, true);
     let bucket = tree.0.join("bucket");
     let out = harness(&[

@@ -243,65 +243,28 @@ pub fn pod_disruption_budget() -> PodDisruptionBudget {
 /// All documents of `cloud-controller-manager.manifest`, rendered.
 pub fn documents(o: &Options) -> Result<Vec<String>, RenderError> {
     let callers = rbac::ccm_callers(o.configure_cloud_routes, o.leader_migration);
-    let cluster_role_name = format!("azure:{NAME}");
     let lease_role_name = format!("azure:{NAME}:leases");
-    Ok(vec![
-        to_yaml("ServiceAccount", &ro::service_account(NAME))?,
-        to_yaml(
-            "ClusterRole",
-            &ro::cluster_role(
-                &cluster_role_name,
-                NAME,
-                rbac::rules_for(&callers, Scope::Cluster),
-            ),
-        )?,
-        to_yaml(
-            "ClusterRoleBinding",
-            &ro::cluster_role_binding(
-                &cluster_role_name,
-                NAME,
-                &cluster_role_name,
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml(
+    let mut docs = ro::identity_documents(NAME, rbac::rules_for(&callers, Scope::Cluster))?;
+    docs.push(to_yaml(
+        "Role",
+        &ro::role(
+            &lease_role_name,
+            NAME,
+            rbac::rules_for(&callers, Scope::KubeSystem),
+        ),
+    )?);
+    docs.push(to_yaml(
+        "RoleBinding",
+        &ro::role_binding(
+            &lease_role_name,
+            NAME,
             "Role",
-            &ro::role(
-                &lease_role_name,
-                NAME,
-                rbac::rules_for(&callers, Scope::KubeSystem),
-            ),
-        )?,
-        to_yaml(
-            "RoleBinding",
-            &ro::role_binding(
-                &lease_role_name,
-                NAME,
-                "Role",
-                &lease_role_name,
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml(
-            "ClusterRoleBinding",
-            &ro::cluster_role_binding(
-                &format!("azure:{NAME}:auth-delegator"),
-                NAME,
-                "system:auth-delegator",
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml(
-            "RoleBinding",
-            &ro::role_binding(
-                &format!("azure:{NAME}:authentication-reader"),
-                NAME,
-                "Role",
-                "extension-apiserver-authentication-reader",
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml("Deployment", &deployment(o))?,
-        to_yaml("PodDisruptionBudget", &pod_disruption_budget())?,
-    ])
+            &lease_role_name,
+            ro::sa_subject(NAME),
+        ),
+    )?);
+    docs.extend(ro::delegated_auth_documents(NAME)?);
+    docs.push(to_yaml("Deployment", &deployment(o))?);
+    docs.push(to_yaml("PodDisruptionBudget", &pod_disruption_budget())?);
+    Ok(docs)
 }

@@ -102,40 +102,11 @@ pub fn daemon_set(o: &Options) -> DaemonSet {
 
 /// All documents of `cloud-node-manager.manifest`, rendered.
 pub fn documents(o: &Options) -> Result<Vec<String>, RenderError> {
-    let role = format!("azure:{NAME}");
-    Ok(vec![
-        to_yaml("ServiceAccount", &ro::service_account(NAME))?,
-        to_yaml(
-            "ClusterRole",
-            &ro::cluster_role(
-                &role,
-                NAME,
-                rbac::rules_for(&[Caller::CloudNodeManager], Scope::Cluster),
-            ),
-        )?,
-        to_yaml(
-            "ClusterRoleBinding",
-            &ro::cluster_role_binding(&role, NAME, &role, ro::sa_subject(NAME)),
-        )?,
-        to_yaml(
-            "ClusterRoleBinding",
-            &ro::cluster_role_binding(
-                &format!("azure:{NAME}:auth-delegator"),
-                NAME,
-                "system:auth-delegator",
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml(
-            "RoleBinding",
-            &ro::role_binding(
-                &format!("azure:{NAME}:authentication-reader"),
-                NAME,
-                "Role",
-                "extension-apiserver-authentication-reader",
-                ro::sa_subject(NAME),
-            ),
-        )?,
-        to_yaml("DaemonSet", &daemon_set(o))?,
-    ])
+    let mut docs = ro::identity_documents(
+        NAME,
+        rbac::rules_for(&[Caller::CloudNodeManager], Scope::Cluster),
+    )?;
+    docs.extend(ro::delegated_auth_documents(NAME)?);
+    docs.push(to_yaml("DaemonSet", &daemon_set(o))?);
+    Ok(docs)
 }

@@ -7,6 +7,7 @@ use k8s_openapi::api::rbac::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::kube_system_meta;
+use super::yaml::{RenderError, to_yaml};
 
 /// ServiceAccount in kube-system.
 pub fn service_account(name: &str) -> ServiceAccount {
@@ -96,4 +97,45 @@ pub fn role_binding(
         role_ref: role_ref(kind, role),
         subjects: Some(vec![subject]),
     }
+}
+
+/// A component's cluster-wide identity, rendered: its ServiceAccount, the ClusterRole
+/// `azure:<app>` holding `rules`, and the binding between them (every component needs all three).
+pub fn identity_documents(app: &str, rules: Vec<PolicyRule>) -> Result<Vec<String>, RenderError> {
+    let cluster_role_name = format!("azure:{app}");
+    Ok(vec![
+        to_yaml("ServiceAccount", &service_account(app))?,
+        to_yaml("ClusterRole", &cluster_role(&cluster_role_name, app, rules))?,
+        to_yaml(
+            "ClusterRoleBinding",
+            &cluster_role_binding(&cluster_role_name, app, &cluster_role_name, sa_subject(app)),
+        )?,
+    ])
+}
+
+/// The bindings, rendered, that let a component's secure port hand authentication and
+/// authorization of its callers to the API server (`system:auth-delegator` and
+/// `extension-apiserver-authentication-reader`).
+pub fn delegated_auth_documents(app: &str) -> Result<Vec<String>, RenderError> {
+    Ok(vec![
+        to_yaml(
+            "ClusterRoleBinding",
+            &cluster_role_binding(
+                &format!("azure:{app}:auth-delegator"),
+                app,
+                "system:auth-delegator",
+                sa_subject(app),
+            ),
+        )?,
+        to_yaml(
+            "RoleBinding",
+            &role_binding(
+                &format!("azure:{app}:authentication-reader"),
+                app,
+                "Role",
+                "extension-apiserver-authentication-reader",
+                sa_subject(app),
+            ),
+        )?,
+    ])
 }

@@ -348,32 +348,24 @@ mod tests {
 
     #[test]
     fn removed_and_locked_feature_gates() {
-        let k = kinds(
-            Component::KubeApiserver,
-            &["--feature-gates=DisableCloudProviders=true"],
-            33,
-        );
-        assert_eq!(
-            k,
-            [(K::RemovedFeatureGate, "DisableCloudProviders".to_string())]
-        );
-        let k = kinds(
-            Component::KubeApiserver,
-            &["--feature-gates=DisableCloudProviders=false"],
-            31,
-        );
-        assert_eq!(
-            k,
-            [(K::LockedFeatureGate, "DisableCloudProviders".to_string())]
-        );
-        assert!(
-            kinds(
-                Component::KubeApiserver,
-                &["--feature-gates=DisableCloudProviders=true"],
-                31
-            )
-            .is_empty()
-        );
+        const ON: &str = "--feature-gates=DisableCloudProviders=true";
+        const OFF: &str = "--feature-gates=DisableCloudProviders=false";
+        let cases = [
+            (ON, 33, Some(K::RemovedFeatureGate)),
+            (OFF, 31, Some(K::LockedFeatureGate)),
+            (ON, 31, None),
+        ];
+        for (flag, minor, expected) in cases {
+            let want: Vec<(K, String)> = expected
+                .into_iter()
+                .map(|kind| (kind, "DisableCloudProviders".to_string()))
+                .collect();
+            assert_eq!(
+                kinds(Component::KubeApiserver, &[flag], minor),
+                want,
+                "{flag} at 1.{minor}"
+            );
+        }
     }
 
     #[test]

@@ -2,13 +2,19 @@
 
 use ccm_manifests::{KubeVersion, Mode, Options, generate};
 
-fn render(mode: Mode, minor: u32) -> String {
-    let bundle = generate(&Options::new(mode, KubeVersion::from_minor(minor).unwrap())).unwrap();
+/// Every generated file of `o`, concatenated under `==> name <==` headers.
+fn render_options(o: &Options) -> String {
+    let bundle = generate(o).unwrap();
     bundle
         .files
         .iter()
         .map(|f| format!("==> {} <==\n{}\n", f.name, f.contents))
         .collect()
+}
+
+/// The whole bundle for the default options of `mode` at `1.<minor>`.
+fn render(mode: Mode, minor: u32) -> String {
+    render_options(&Options::new(mode, KubeVersion::from_minor(minor).unwrap()))
 }
 
 #[test]
@@ -48,12 +54,7 @@ fn out_of_tree_1_36_ha_dual_stack_routes() {
     o.configure_cloud_routes = true;
     o.leader_migration = true;
     o.replicas = 3;
-    let bundle = generate(&o).unwrap();
-    let text: String = bundle
-        .files
-        .iter()
-        .map(|f| format!("==> {} <==\n{}\n", f.name, f.contents))
-        .collect();
+    let text = render_options(&o);
     insta::assert_snapshot!(text);
 }
 

@@ -146,6 +146,36 @@ struct FinishedFields {
     result: Option<String>,
 }
 
+/// One of the two build metadata files and the finding codes for when TestGrid cannot use it.
+struct MetadataFile {
+    /// File name inside the build directory.
+    path: &'static str,
+    /// Code when the file is absent.
+    missing: &'static str,
+    /// What TestGrid shows when the file is absent.
+    missing_message: &'static str,
+    /// Code when the file is empty or cut short.
+    malformed: &'static str,
+    /// Code when the file cannot be decoded.
+    invalid: &'static str,
+}
+
+const STARTED: MetadataFile = MetadataFile {
+    path: "started.json",
+    missing: "started-missing",
+    missing_message: "no started.json: TestGrid uses start time 0 and shows the column as RUNNING (\"start timestamp is 0\")",
+    malformed: "started-malformed",
+    invalid: "started-invalid",
+};
+
+const FINISHED: MetadataFile = MetadataFile {
+    path: "finished.json",
+    missing: "finished-missing",
+    missing_message: "no finished.json: TestGrid shows the column as RUNNING, then FAIL (icon T) 24 h after the start",
+    malformed: "finished-malformed",
+    invalid: "finished-invalid",
+};
+
 struct Reader {
     findings: Vec<Finding>,
     malformed: Vec<String>,
@@ -157,60 +187,82 @@ impl Reader {
             .push(Finding::new(severity, code, path, message));
     }
 
-    fn started(&mut self, file: &JsonFile, failure: &mut Option<String>) -> Option<i64> {
-        const P: &str = "started.json";
+    /// Reports a metadata file that is absent or undecodable the way TestGrid treats it (alike
+    /// for both files) and hands back its decoded object otherwise.
+    fn decoded<'f>(
+        &mut self,
+        file: &'f JsonFile,
+        meta: &MetadataFile,
+        failure: &mut Option<String>,
+    ) -> Option<&'f Map<String, Value>> {
+        let p = meta.path;
         match file {
             JsonFile::Missing => {
-                self.note(Severity::Error, "started-missing", P, "no started.json: TestGrid uses start time 0 and shows the column as RUNNING (\"start timestamp is 0\")".into());
+                self.note(
+                    Severity::Error,
+                    meta.missing,
+                    p,
+                    meta.missing_message.into(),
+                );
                 None
             }
             JsonFile::Truncated(e) => {
                 self.note(
                     Severity::Error,
-                    "started-malformed",
-                    P,
+                    meta.malformed,
+                    p,
                     format!("{e}: Overall becomes FAIL \"Malformed artifacts\" (icon E)"),
                 );
-                self.malformed.push(P.into());
+                self.malformed.push(p.into());
                 None
             }
             JsonFile::Invalid(e) => {
                 self.note(
                     Severity::Error,
-                    "started-invalid",
-                    P,
+                    meta.invalid,
+                    p,
                     format!(
                         "{e}: TestGrid cannot decode it and shows only a TOOL_FAIL Overall cell"
                     ),
                 );
-                failure.get_or_insert(format!("Failed to download {P}: {e}"));
+                failure.get_or_insert(format!("Failed to download {p}: {e}"));
                 None
             }
-            JsonFile::Object(map) => {
-                let ts = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
-                if ts == 0 {
-                    self.note(Severity::Error, "started-timestamp-zero", P, "timestamp is missing or 0: TestGrid shows the column as RUNNING (\"start timestamp is 0\")".into());
-                } else if ts > SECONDS_CEILING {
-                    self.note(
-                        Severity::Error,
-                        "timestamp-milliseconds",
-                        P,
-                        format!(
-                            "timestamp {ts} looks like milliseconds; TestGrid expects epoch seconds"
-                        ),
-                    );
-                }
-                if map.contains_key("metadata") {
-                    self.note(
-                        Severity::Info,
-                        "started-metadata-deprecated",
-                        P,
-                        "metadata in started.json is deprecated; put it in finished.json".into(),
-                    );
-                }
-                Some(ts)
-            }
+            JsonFile::Object(map) => Some(map),
         }
+    }
+
+    /// Flags a timestamp in milliseconds: TestGrid reads epoch seconds in both metadata files.
+    fn check_seconds(&mut self, path: &str, timestamp: i64) {
+        if timestamp > SECONDS_CEILING {
+            self.note(
+                Severity::Error,
+                "timestamp-milliseconds",
+                path,
+                format!(
+                    "timestamp {timestamp} looks like milliseconds; TestGrid expects epoch seconds"
+                ),
+            );
+        }
+    }
+
+    fn started(&mut self, file: &JsonFile, failure: &mut Option<String>) -> Option<i64> {
+        const P: &str = STARTED.path;
+        let map = self.decoded(file, &STARTED, failure)?;
+        let ts = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
+        if ts == 0 {
+            self.note(Severity::Error, "started-timestamp-zero", P, "timestamp is missing or 0: TestGrid shows the column as RUNNING (\"start timestamp is 0\")".into());
+        }
+        self.check_seconds(P, ts);
+        if map.contains_key("metadata") {
+            self.note(
+                Severity::Info,
+                "started-metadata-deprecated",
+                P,
+                "metadata in started.json is deprecated; put it in finished.json".into(),
+            );
+        }
+        Some(ts)
     }
 
     fn finished(
@@ -218,91 +270,60 @@ impl Reader {
         file: &JsonFile,
         failure: &mut Option<String>,
     ) -> Option<FinishedFields> {
-        const P: &str = "finished.json";
-        match file {
-            JsonFile::Missing => {
-                self.note(Severity::Error, "finished-missing", P, "no finished.json: TestGrid shows the column as RUNNING, then FAIL (icon T) 24 h after the start".into());
-                None
-            }
-            JsonFile::Truncated(e) => {
-                self.note(
-                    Severity::Error,
-                    "finished-malformed",
-                    P,
-                    format!("{e}: Overall becomes FAIL \"Malformed artifacts\" (icon E)"),
-                );
-                self.malformed.push(P.into());
-                None
-            }
-            JsonFile::Invalid(e) => {
-                self.note(
-                    Severity::Error,
-                    "finished-invalid",
-                    P,
-                    format!(
-                        "{e}: TestGrid cannot decode it and shows only a TOOL_FAIL Overall cell"
-                    ),
-                );
-                failure.get_or_insert(format!("Failed to download {P}: {e}"));
-                None
-            }
-            JsonFile::Object(map) => {
-                let timestamp = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
-                if timestamp > SECONDS_CEILING {
-                    self.note(Severity::Error, "timestamp-milliseconds", P, format!("timestamp {timestamp} looks like milliseconds; TestGrid expects epoch seconds"));
-                }
-                let passed = map.get("passed").and_then(Value::as_bool);
-                let result = map.get("result").and_then(Value::as_str).map(str::to_owned);
-                match (&passed, &result) {
-                    (None, Some(res)) => self.note(Severity::Error, "passed-missing", P, format!(
-                        "no \"passed\": TestGrid falls back to result == \"SUCCESS\" (result is {res:?}) and flags the Overall cell with icon E"
-                    )),
-                    (None, None) => self.note(Severity::Error, "passed-missing", P, "neither \"passed\" nor \"result\": TestGrid shows Overall as FAIL".into()),
-                    _ => {}
-                }
-                if let Some(res) = &result
-                    && !["SUCCESS", "FAILURE", "ABORTED"].contains(&res.as_str())
-                {
-                    self.note(
-                        Severity::Warning,
-                        "result-unknown",
-                        P,
-                        format!("result {res:?} is not one of SUCCESS, FAILURE, ABORTED"),
-                    );
-                }
-                if let (Some(p), Some(res)) = (passed, &result)
-                    && p != (res == "SUCCESS")
-                {
-                    self.note(
-                        Severity::Warning,
-                        "passed-result-disagree",
-                        P,
-                        format!("passed is {p} but result is {res:?}; TestGrid uses passed"),
-                    );
-                }
-                if let Some(meta) = map.get("metadata").and_then(Value::as_object) {
-                    let odd: Vec<&str> = meta
-                        .iter()
-                        .filter(|(_, v)| {
-                            !(v.is_string()
-                                || v.is_object()
-                                || v.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
-                        })
-                        .map(|(k, _)| k.as_str())
-                        .collect();
-                    if !odd.is_empty() {
-                        self.note(Severity::Info, "metadata-not-string", P, format!(
-                            "metadata keys {odd:?} are not strings, lists of strings or objects; TestGrid ignores them for column headers"
-                        ));
-                    }
-                }
-                Some(FinishedFields {
-                    timestamp,
-                    passed,
-                    result,
+        const P: &str = FINISHED.path;
+        let map = self.decoded(file, &FINISHED, failure)?;
+        let timestamp = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
+        self.check_seconds(P, timestamp);
+        let passed = map.get("passed").and_then(Value::as_bool);
+        let result = map.get("result").and_then(Value::as_str).map(str::to_owned);
+        match (&passed, &result) {
+            (None, Some(res)) => self.note(Severity::Error, "passed-missing", P, format!(
+                "no \"passed\": TestGrid falls back to result == \"SUCCESS\" (result is {res:?}) and flags the Overall cell with icon E"
+            )),
+            (None, None) => self.note(Severity::Error, "passed-missing", P, "neither \"passed\" nor \"result\": TestGrid shows Overall as FAIL".into()),
+            _ => {}
+        }
+        if let Some(res) = &result
+            && !["SUCCESS", "FAILURE", "ABORTED"].contains(&res.as_str())
+        {
+            self.note(
+                Severity::Warning,
+                "result-unknown",
+                P,
+                format!("result {res:?} is not one of SUCCESS, FAILURE, ABORTED"),
+            );
+        }
+        if let (Some(p), Some(res)) = (passed, &result)
+            && p != (res == "SUCCESS")
+        {
+            self.note(
+                Severity::Warning,
+                "passed-result-disagree",
+                P,
+                format!("passed is {p} but result is {res:?}; TestGrid uses passed"),
+            );
+        }
+        if let Some(meta) = map.get("metadata").and_then(Value::as_object) {
+            let odd: Vec<&str> = meta
+                .iter()
+                .filter(|(_, v)| {
+                    !(v.is_string()
+                        || v.is_object()
+                        || v.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
                 })
+                .map(|(k, _)| k.as_str())
+                .collect();
+            if !odd.is_empty() {
+                self.note(Severity::Info, "metadata-not-string", P, format!(
+                    "metadata keys {odd:?} are not strings, lists of strings or objects; TestGrid ignores them for column headers"
+                ));
             }
         }
+        Some(FinishedFields {
+            timestamp,
+            passed,
+            result,
+        })
     }
 
     fn rows(&mut self, dir: &Path) -> Vec<(String, Cell)> {

@@ -51,6 +51,12 @@ impl Tree {
         }
         self.job_dir().join(build)
     }
+
+    /// Build `1` with the usual started.json, `finished` and one JUnit file of `cases`: the
+    /// shape most rule tests read.
+    pub fn one_build(&self, finished: &str, cases: &str) -> PathBuf {
+        self.build("1", &started(), Some(finished), Some(&suite(cases)))
+    }
 }
 
 pub fn started() -> String {

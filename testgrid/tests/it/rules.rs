@@ -1,24 +1,43 @@
 //! Golden tests: one per reading rule of TestGrid (reference testgrid.md sections 1 to 3). Each
 //! snapshot is the validator's rendering: the rows TestGrid would draw and the findings.
 
+use std::path::Path;
+
 use crate::fixture::{NOW, START, Tree, check, finished_passed, started, suite};
+use testgrid::check::CheckReport;
 use testgrid::grid::load::load;
 use testgrid::grid::{Grid, ReadOptions, Status};
 
 const PASSING: &str = r#"<testcase name="LB create is idempotent" time="12.5"/>"#;
 
+/// A finished.json without `passed`, one minute after the start, with `result` if given.
+fn finished_without_passed(result: Option<&str>) -> String {
+    match result {
+        Some(result) => format!(r#"{{"timestamp": {}, "result": "{result}"}}"#, START + 60),
+        None => format!(r#"{{"timestamp": {}}}"#, START + 60),
+    }
+}
+
+/// Whether reading the build reported a finding with `code`.
+fn has_finding(report: &CheckReport, code: &str) -> bool {
+    report.read.findings.iter().any(|f| f.code == code)
+}
+
+/// One line of the Overall-row summary: how TestGrid would draw the build in `dir`.
+fn overall_line(name: &str, dir: &Path) -> String {
+    let o = check(dir).read.column.overall;
+    format!(
+        "{name}: {} icon={:?} message={:?}\n",
+        o.status.name(),
+        o.icon,
+        o.message
+    )
+}
+
 #[test]
 fn finished_without_passed_falls_back_to_result_with_icon_e() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&format!(
-            r#"{{"timestamp": {}, "result": "SUCCESS"}}"#,
-            START + 60
-        )),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_without_passed(Some("SUCCESS")), PASSING);
     let report = check(&dir);
     assert!(report.has_errors());
     assert_eq!(report.read.column.overall.status, Status::Pass);
@@ -29,15 +48,7 @@ fn finished_without_passed_falls_back_to_result_with_icon_e() {
 #[test]
 fn result_failure_only_is_fail_with_icon_e() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&format!(
-            r#"{{"timestamp": {}, "result": "FAILURE"}}"#,
-            START + 60
-        )),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_without_passed(Some("FAILURE")), PASSING);
     let report = check(&dir);
     assert_eq!(
         (
@@ -52,12 +63,7 @@ fn result_failure_only_is_fail_with_icon_e() {
 #[test]
 fn neither_passed_nor_result_is_fail() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&format!(r#"{{"timestamp": {}}}"#, START + 60)),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_without_passed(None), PASSING);
     let report = check(&dir);
     assert_eq!(report.read.column.overall.status, Status::Fail);
     insta::assert_snapshot!(report.render());
@@ -70,12 +76,7 @@ fn skipped_with_reason_shows_bare_skip_is_dropped() {
 <testcase name="filtered out" time="0"><skipped message="skipped"/></testcase>
 <testcase name="bare" time="0"><skipped/></testcase>
 <testcase name="reason in body"><skipped message="skipped">not on this SKU</skipped></testcase>"#;
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&finished_passed(true)),
-        Some(&suite(cases)),
-    );
+    let dir = t.one_build(&finished_passed(true), cases);
     let report = check(&dir);
     let rows: Vec<&str> = report
         .read
@@ -99,12 +100,7 @@ fn duplicate_names_in_one_run_merge_into_flaky() {
 <testcase name="retried" time="120"/>
 <testcase name="twice failing"><failure message="a"/></testcase>
 <testcase name="twice failing"><error message="b"/></testcase>"#;
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&finished_passed(false)),
-        Some(&suite(cases)),
-    );
+    let dir = t.one_build(&finished_passed(false), cases);
     let report = check(&dir);
     let retried = &report.read.column.rows[0].1;
     assert_eq!(
@@ -118,22 +114,11 @@ fn duplicate_names_in_one_run_merge_into_flaky() {
 #[test]
 fn duplicate_names_across_files_merge_too() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&finished_passed(true)),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_passed(true), PASSING);
     t.file("1", "artifacts/junit_runner.xml", &suite(PASSING));
     let report = check(&dir);
     assert_eq!(report.read.column.rows.len(), 1);
-    assert!(
-        report
-            .read
-            .findings
-            .iter()
-            .any(|f| f.code == "duplicate-row")
-    );
+    assert!(has_finding(&report, "duplicate-row"));
 }
 
 #[test]
@@ -184,14 +169,7 @@ fn overall_row_states() {
     let mut out = String::new();
     for (name, finished, junit) in &cases {
         let dir = t.build(name, &started(), finished.as_deref(), junit.as_deref());
-        let report = check(&dir);
-        let o = &report.read.column.overall;
-        out.push_str(&format!(
-            "{name}: {} icon={:?} message={:?}\n",
-            o.status.name(),
-            o.icon,
-            o.message
-        ));
+        out.push_str(&overall_line(name, &dir));
     }
     // Timed out: started more than 24 h before now, never finished.
     let dir = t.build(
@@ -200,34 +178,17 @@ fn overall_row_states() {
         None,
         None,
     );
-    let o = check(&dir).read.column.overall;
-    out.push_str(&format!(
-        "timed-out: {} icon={:?} message={:?}\n",
-        o.status.name(),
-        o.icon,
-        o.message
-    ));
+    out.push_str(&overall_line("timed-out", &dir));
     // No started.json at all.
     t.file("no-started", "finished.json", &finished_passed(true));
-    let o = check(&t.job_dir().join("no-started")).read.column.overall;
-    out.push_str(&format!(
-        "no-started: {} icon={:?} message={:?}\n",
-        o.status.name(),
-        o.icon,
-        o.message
-    ));
+    out.push_str(&overall_line("no-started", &t.job_dir().join("no-started")));
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn overall_duration_metric_and_commit_header() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&finished_passed(true)),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_passed(true), PASSING);
     let c = check(&dir).read.column;
     assert_eq!(c.overall.metrics["test-duration-minutes"], 60.0);
     assert_eq!(c.commit, "v1.34.2");
@@ -286,13 +247,7 @@ fn build_ids_are_ordered_naturally_and_columns_by_start_time() {
     ));
     // The not-newest build gets a warning from the validator.
     let report = check(&t.job_dir().join("10"));
-    assert!(
-        report
-            .read
-            .findings
-            .iter()
-            .any(|f| f.code == "build-id-not-newest")
-    );
+    assert!(has_finding(&report, "build-id-not-newest"));
 }
 
 #[test]
@@ -310,12 +265,7 @@ fn json_type_errors_and_millisecond_timestamps() {
 #[test]
 fn too_old_builds_show_unknown_when_days_of_results_given() {
     let t = Tree::new();
-    let dir = t.build(
-        "1",
-        &started(),
-        Some(&finished_passed(true)),
-        Some(&suite(PASSING)),
-    );
+    let dir = t.one_build(&finished_passed(true), PASSING);
     let opts = ReadOptions {
         now: NOW + 20 * 86_400,
         days_of_results: Some(15),
