@@ -15,3 +15,6 @@ mod service_faults;
 mod snapshot;
 mod throttle;
 mod topology;
+mod validations;
+mod validations_lb;
+mod validations_lifecycle;

@@ -247,3 +247,151 @@ pub fn header(response: &Response, name: &str) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// ARM compute api-version (virtual machines, scale sets and their instances).
+pub const COMPUTE_API: &str = "api-version=2025-04-01";
+
+/// One ARM answer, read whole: status, JSON body (`Null` when empty) and the operation URL, if any.
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// JSON body (`Null` when empty).
+    pub body: Value,
+    /// `Azure-AsyncOperation` header (empty when absent).
+    pub operation: String,
+}
+
+impl Reply {
+    /// The ARM error `code` of a failed request (empty when the body is no error envelope).
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or_default()
+    }
+}
+
+/// A running fake, a token and the resource group its topology seeds: the request, settle and
+/// refusal steps that tests driving many ARM writes repeat.
+pub struct Session {
+    /// The binary.
+    pub fake: Fake,
+    /// Bearer token of the topology's app.
+    pub token: String,
+    /// Resource group ids are built in.
+    pub rg: String,
+}
+
+impl Session {
+    /// Starts small.yaml with `extra` flags and gets a token.
+    pub async fn small(extra: &[&str]) -> Session {
+        let fake = Fake::start(extra);
+        let token = fake.token().await;
+        Session {
+            fake,
+            token,
+            rg: RG.to_string(),
+        }
+    }
+
+    /// Starts a topology given as YAML text (written next to the TLS dir) whose app is
+    /// [`CLIENT_ID`]/[`CLIENT_SECRET`] and whose node resource group is `rg`.
+    pub async fn with_topology(yaml: &str, rg: &str, extra: &[&str]) -> Session {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let topology = dir.path().join("topology.yaml");
+        std::fs::write(&topology, yaml).expect("write topology");
+        let fake = Fake::start_in(dir, &topology, extra);
+        let token = fake.token().await;
+        Session {
+            fake,
+            token,
+            rg: rg.to_string(),
+        }
+    }
+
+    /// Full id of `providers/{rest}` in the session's resource group.
+    pub fn id(&self, rest: &str) -> String {
+        format!(
+            "/subscriptions/{}/resourceGroups/{}/providers/{rest}",
+            self.fake.subscription, self.rg
+        )
+    }
+
+    /// ARM request on a resource id (the api-version of its provider is appended) or an absolute URL.
+    pub async fn send(&self, method: Method, id: &str, body: Option<Value>) -> Reply {
+        let target = if id.starts_with("https://") {
+            id.to_string()
+        } else if id.to_ascii_lowercase().contains("/microsoft.compute/") {
+            format!("{id}?{COMPUTE_API}")
+        } else {
+            format!("{id}?{NET_API}")
+        };
+        let response = self.fake.arm(&self.token, method, &target, body).await;
+        let status = response.status().as_u16();
+        let operation = header(&response, "azure-asyncoperation");
+        let text = response.text().await.expect("ARM body");
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("ARM JSON ({e}): {text}"))
+        };
+        Reply {
+            status,
+            body,
+            operation,
+        }
+    }
+
+    /// GET of a resource id.
+    pub async fn get(&self, id: &str) -> Reply {
+        self.send(Method::GET, id, None).await
+    }
+
+    /// Polls the operation a write started (if any) and returns its final status body.
+    pub async fn settle(&self, reply: &Reply) -> Value {
+        if reply.operation.is_empty() {
+            return Value::Null;
+        }
+        self.fake.poll(&self.token, &reply.operation).await
+    }
+
+    /// PUT that must be accepted and succeed: returns the resource as a GET shows it afterwards.
+    pub async fn put_ok(&self, id: &str, body: Value) -> Value {
+        let reply = self.send(Method::PUT, id, Some(body)).await;
+        assert!(
+            matches!(reply.status, 200 | 201),
+            "PUT {id}: {} {}",
+            reply.status,
+            reply.body
+        );
+        let done = self.settle(&reply).await;
+        assert!(
+            done.is_null() || done["status"] == "Succeeded",
+            "PUT {id}: {done}"
+        );
+        let now = self.get(id).await;
+        assert_eq!(now.status, 200, "GET {id} after PUT: {}", now.body);
+        assert_eq!(now.body["properties"]["provisioningState"], "Succeeded");
+        now.body
+    }
+
+    /// A request that must be refused with `status` and ARM error `code`; returns the error object.
+    pub async fn refused(
+        &self,
+        method: Method,
+        id: &str,
+        body: Option<Value>,
+        status: u16,
+        code: &str,
+    ) -> Value {
+        let reply = self.send(method.clone(), id, body).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (status, code),
+            "{method} {id}: {}",
+            reply.body
+        );
+        assert!(
+            reply.operation.is_empty(),
+            "a refused request starts no operation"
+        );
+        reply.body["error"].clone()
+    }
+}
