@@ -14,6 +14,7 @@ pub mod kinds;
 mod kubeconfig;
 mod openapi;
 pub mod patch;
+mod protobuf;
 pub mod selectors;
 mod server;
 pub mod status;

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::kinds::{self, KindId, KindInfo};
+use crate::protobuf;
 use crate::status::ApiError;
 use crate::store::Store;
 
@@ -125,13 +126,14 @@ async fn handle(app: AppState, request: Request) -> Result<Response, ApiError> {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    if !body.is_empty() && content_type.starts_with("application/vnd.kubernetes.protobuf") {
-        // Protobuf bodies are not decoded; clients that fall back on 415 resend JSON.
-        return Err(ApiError::unsupported_media_type(
-            content_type,
-            "application/json",
-        ));
-    }
+    // Typed client-go clients (kubectl's imperative commands) send built-in kinds as protobuf;
+    // they continue as the JSON the same object encodes to. Patches are never protobuf.
+    let body = if !body.is_empty() && method != Method::PATCH && protobuf::is_protobuf(content_type)
+    {
+        protobuf::request_body_to_json(content_type, &body)?.into()
+    } else {
+        body
+    };
     if scale::serves(&target) {
         return scale::handle(&app, &target, &method, &params, &headers, &body);
     }

@@ -7,5 +7,6 @@ mod field_validation;
 mod kube_rs;
 mod kubectl;
 mod pod_validation;
+mod protobuf;
 mod restart;
 mod scale;
