@@ -10,6 +10,7 @@ pub mod journal;
 pub mod metadata_endpoints;
 pub mod request_ids;
 pub mod snapshot;
+pub mod stable_guid;
 pub mod throttle;
 pub mod token_cache;
 pub mod topology;

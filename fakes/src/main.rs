@@ -80,26 +80,29 @@ struct ServeArgs {
     hosts: Vec<String>,
 }
 
+/// One `/`- or `=`-separated part of a CLI value, parsed and range-checked; any failure names the
+/// whole value and the accepted form.
+fn part<T: std::str::FromStr>(
+    part: &str,
+    in_range: impl Fn(&T) -> bool,
+    text: &str,
+    accepted: &str,
+) -> Result<T, String> {
+    part.trim()
+        .parse()
+        .ok()
+        .filter(in_range)
+        .ok_or_else(|| format!("'{text}': {accepted}"))
+}
+
 fn parse_bucket(text: &str) -> Result<BucketSpec, String> {
     let accepted = "expected SIZE/REFILL_PER_SEC, e.g. 250/25 (size >= 1, refill >= 0)";
     let (size, rate) = text
         .split_once('/')
         .ok_or_else(|| format!("'{text}': {accepted}"))?;
-    let size: u32 = size
-        .trim()
-        .parse()
-        .ok()
-        .filter(|s| *s >= 1)
-        .ok_or_else(|| format!("'{text}': {accepted}"))?;
-    let refill_per_sec: f64 = rate
-        .trim()
-        .parse()
-        .ok()
-        .filter(|r: &f64| r.is_finite() && *r >= 0.0)
-        .ok_or_else(|| format!("'{text}': {accepted}"))?;
     Ok(BucketSpec {
-        size,
-        refill_per_sec,
+        size: part(size, |s| *s >= 1, text, accepted)?,
+        refill_per_sec: part(rate, |r: &f64| r.is_finite() && *r >= 0.0, text, accepted)?,
     })
 }
 
@@ -118,23 +121,11 @@ fn parse_policy(text: &str) -> Result<(String, PolicySpec), String> {
     let (allowed, window) = spec
         .split_once('/')
         .ok_or_else(|| format!("'{text}': {accepted}"))?;
-    let allowed: u32 = allowed
-        .trim()
-        .parse()
-        .ok()
-        .filter(|a| *a >= 1)
-        .ok_or_else(|| format!("'{text}': {accepted}"))?;
-    let window_secs: u64 = window
-        .trim()
-        .parse()
-        .ok()
-        .filter(|w| *w >= 1)
-        .ok_or_else(|| format!("'{text}': {accepted}"))?;
     Ok((
         name.to_string(),
         PolicySpec {
-            allowed,
-            window_secs,
+            allowed: part(allowed, |a| *a >= 1, text, accepted)?,
+            window_secs: part(window, |w| *w >= 1, text, accepted)?,
         },
     ))
 }

@@ -5,7 +5,7 @@
 use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::references::{Ref, RefKind};
-use crate::store::{child_collections, find_child};
+use crate::store::{collection_named, find_child};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -38,9 +38,7 @@ fn object_in<'a>(kind: KindId, owner: &str, doc: &'a Value, from: &str) -> Optio
     if entry != owner {
         return None;
     }
-    let coll = child_collections(kind)
-        .iter()
-        .find(|c| c.eq_ignore_ascii_case(coll))?;
+    let coll = collection_named(kind, coll)?;
     find_child(doc, coll, name)
 }
 

@@ -9,7 +9,7 @@ use crate::references::{
     self, Ref, apply_backrefs, backref_fields, collection_of, sync_backref_member,
 };
 use crate::resources;
-use crate::store::{Entry, Store, Target, child_collections, find_child_mut};
+use crate::store::{Entry, Store, Target, collection_named, find_child_mut};
 use crate::write::addressable;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -41,9 +41,7 @@ impl Store {
             else {
                 continue;
             };
-            if let Some(coll) = child_collections(kind)
-                .iter()
-                .find(|c| c.eq_ignore_ascii_case(coll))
+            if let Some(coll) = collection_named(kind, coll)
                 && let Some(child) = find_child_mut(&mut doc, coll, name)
             {
                 apply_backrefs(child, &sub, &self.index);
@@ -134,7 +132,7 @@ mod tests {
     use crate::addresses::AddressIndex;
     use crate::references::apply_backrefs;
     use crate::state::ArmState;
-    use crate::store::{Store, child_collections, find_child_mut};
+    use crate::store::{Store, collection_named, find_child_mut};
     use crate::write::addressable;
     use proptest::prelude::*;
     use serde_json::{Value, json};
@@ -158,10 +156,7 @@ mod tests {
                 }
                 let (parent, name) = sub.rsplit_once('/').unwrap();
                 let coll = parent.rsplit_once('/').unwrap().1;
-                let coll = child_collections(e.kind)
-                    .iter()
-                    .find(|c| c.eq_ignore_ascii_case(coll))
-                    .unwrap();
+                let coll = collection_named(e.kind, coll).unwrap();
                 apply_backrefs(
                     find_child_mut(&mut doc, coll, name).unwrap(),
                     &sub,

@@ -4,15 +4,16 @@
 use crate::error::ArmError;
 use crate::etag::{self, Preconditions};
 use crate::id::{ArmPath, key_of};
-use crate::kinds::{self, Kind, KindId, Provider};
-use crate::lro::{OpKind, OpStatus, Operation, now_rfc3339};
+use crate::kinds::{Kind, KindId, Provider};
+use crate::lro::{OpKind, OpStatus};
 use crate::resources;
 use crate::store::{Store, find_child};
-use crate::write::{DeleteOutcome, WriteCtx, addressable, another_operation, method_not_allowed};
+use crate::write::{
+    DeleteOutcome, WriteCtx, addressable, another_operation, embedding_parent, method_not_allowed,
+};
 use http::StatusCode;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::time::Instant;
 
 impl Store {
     /// DELETE with in-use checks; stored resources go through an LRO unless `cx.sync`.
@@ -59,13 +60,7 @@ impl Store {
                         .is_some_and(|n| n.eq_ignore_ascii_case(&name))
                 });
             }
-            let parent_path = ArmPath {
-                names: path.names[..path.names.len() - 1].to_vec(),
-                types: path.types[..path.types.len() - 1].to_vec(),
-                ..path.clone()
-            };
-            let parent_kind =
-                kinds::lookup(&parent_path.type_key()).ok_or_else(|| method_not_allowed(kind))?;
+            let (parent_path, parent_kind) = embedding_parent(path, kind)?;
             let sub = WriteCtx {
                 cfg: cx.cfg,
                 base: cx.base,
@@ -101,7 +96,6 @@ impl Store {
                 op: None,
             });
         };
-        let location = entry.location().to_string();
         let entry_op = entry.op.clone();
         etag::check(&cx.pre, entry.etag(), kind.provider, &id)?;
         if let Some(op) = entry_op
@@ -142,29 +136,16 @@ impl Store {
         self.check_not_referenced(&ids, &cascade, Some((&id, kind.id)))?;
         let sync = cx.sync || resources::deletes_synchronously(kind.id);
         let op_id = uuid::Uuid::new_v4().to_string();
-        let op = Operation {
-            id: op_id.clone(),
-            provider: kind.provider,
-            rg_delete: kind.id == KindId::ResourceGroup,
-            location: if location.is_empty() {
-                cx.cfg.default_location.clone()
-            } else {
-                location
-            },
-            subscription: path.subscription.clone(),
-            api_version: cx.api_version.clone(),
-            entry_key: key.clone(),
-            kind: OpKind::Delete {
+        self.start_op(
+            &op_id,
+            kind,
+            &key,
+            &path.subscription,
+            OpKind::Delete {
                 keys: cascade.clone(),
             },
-            polls_left: cx.cfg.lro_polls_in_progress,
-            started: Instant::now(),
-            start_time: now_rfc3339(),
-            end_time: None,
-            status: OpStatus::InProgress,
-            fail: cx.fail.clone(),
-        };
-        self.start_op(op);
+            cx,
+        );
         if sync {
             self.finish_op(&op_id);
             if cx.sync {

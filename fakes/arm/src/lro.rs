@@ -2,9 +2,10 @@
 //! per provider, and completion (commit, rollback or removal) driven by polls or by age.
 
 use crate::error::ArmError;
-use crate::kinds::Provider;
+use crate::kinds::{Kind, KindId, Provider};
 use crate::resources;
 use crate::store::Store;
+use crate::write::WriteCtx;
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -166,8 +167,40 @@ pub(crate) fn superseded(provider: Provider, old: &str, new: &str) -> ArmError {
 }
 
 impl Store {
-    /// Records a new operation and queues it for age-based completion.
-    pub(crate) fn start_op(&mut self, op: Operation) {
+    /// Starts an InProgress operation on the resource at `entry_key` and queues it for age-based
+    /// completion: PUT and DELETE share one place that decides its URLs (the resource's location,
+    /// else the configured default; the request's api-version), poll budget and injected failure.
+    pub(crate) fn start_op(
+        &mut self,
+        op_id: &str,
+        kind: &Kind,
+        entry_key: &str,
+        subscription: &str,
+        what: OpKind,
+        cx: &WriteCtx,
+    ) {
+        let location = self
+            .entries
+            .get(entry_key)
+            .map(|e| e.location().to_string())
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| cx.cfg.default_location.clone());
+        let op = Operation {
+            id: op_id.to_string(),
+            provider: kind.provider,
+            rg_delete: kind.id == KindId::ResourceGroup && matches!(what, OpKind::Delete { .. }),
+            location,
+            subscription: subscription.to_string(),
+            api_version: cx.api_version.clone(),
+            entry_key: entry_key.to_string(),
+            kind: what,
+            polls_left: cx.cfg.lro_polls_in_progress,
+            started: Instant::now(),
+            start_time: now_rfc3339(),
+            end_time: None,
+            status: OpStatus::InProgress,
+            fail: cx.fail.clone(),
+        };
         self.pending.push_back((op.started, op.id.clone()));
         self.ops.insert(op.id.clone(), op);
     }

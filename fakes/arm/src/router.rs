@@ -9,7 +9,7 @@ use crate::id::{ArmPath, key_of};
 use crate::kinds::{KindId, Provider};
 use crate::lro::{OpKind, OpStatus};
 use crate::paging;
-use crate::state::{ArmState, check_instance_id, child_of, kind_of, with_instance_view};
+use crate::state::{ArmState, addressed_kind, child_of, with_instance_view};
 use crate::store::{Target, not_found};
 use crate::write::WriteCtx;
 use axum::Router;
@@ -61,7 +61,7 @@ async fn handle(
         }
     };
     let fail = parts.extensions.get::<ForceLroFailure>().cloned();
-    let base = base_url(&parts.uri, &parts.headers);
+    let base = fake_tls::request_origin(&parts.uri, &parts.headers, "management.azure.com");
     match dispatch(
         &state,
         &parts.method,
@@ -75,21 +75,6 @@ async fn handle(
         Ok(r) => r,
         Err(e) => e.into_response(),
     }
-}
-
-/// `https://<authority>` of the request (HTTP/2 `:authority` or HTTP/1.1 `Host`), for absolute URLs.
-fn base_url(uri: &http::Uri, headers: &HeaderMap) -> String {
-    let host = uri
-        .authority()
-        .map(|a| a.as_str().to_string())
-        .or_else(|| {
-            headers
-                .get(http::header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .map(String::from)
-        })
-        .unwrap_or_else(|| "management.azure.com".to_string());
-    format!("https://{host}")
 }
 
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -131,8 +116,7 @@ fn dispatch(
         None => (path, false),
     };
     let parsed = ArmPath::parse(path)?;
-    let kind = kind_of(&parsed)?;
-    check_instance_id(kind, &parsed)?;
+    let kind = addressed_kind(&parsed)?;
     let location = {
         let store = state.inner.store.read();
         let display = store.display_id(&parsed, kind);

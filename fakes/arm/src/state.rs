@@ -90,8 +90,15 @@ pub(crate) fn kind_of(path: &ArmPath) -> Result<&'static Kind, ArmError> {
     })
 }
 
+/// [`kind_of`] plus CRP's instance-id check: what every request naming one resource goes through.
+pub(crate) fn addressed_kind(path: &ArmPath) -> Result<&'static Kind, ArmError> {
+    let kind = kind_of(path)?;
+    check_instance_id(kind, path)?;
+    Ok(kind)
+}
+
 /// CRP rejects non-numeric scale-set instance ids.
-pub(crate) fn check_instance_id(kind: &Kind, path: &ArmPath) -> Result<(), ArmError> {
+fn check_instance_id(kind: &Kind, path: &ArmPath) -> Result<(), ArmError> {
     if kind.types.len() >= 2
         && kind.types[0] == "virtualMachineScaleSets"
         && kind.types[1] == "virtualMachines"
@@ -160,8 +167,7 @@ impl ArmState {
     /// Create-or-update with the same validations as an HTTP PUT, completed synchronously (provisioningState Succeeded).
     pub fn put(&self, id: &str, body: Value) -> Result<Value, ArmError> {
         let path = ArmPath::parse(id)?;
-        let kind = kind_of(&path)?;
-        check_instance_id(kind, &path)?;
+        let kind = addressed_kind(&path)?;
         let cx = self.sync_ctx();
         let mut store = self.inner.store.write();
         self.settle(&mut store);
@@ -171,8 +177,7 @@ impl ArmState {
     /// Reads a resource (stored or embedded child) as GET returns it (without instance view).
     pub fn get(&self, id: &str) -> Result<Value, ArmError> {
         let path = ArmPath::parse(id)?;
-        let kind = kind_of(&path)?;
-        check_instance_id(kind, &path)?;
+        let kind = addressed_kind(&path)?;
         let store = self.inner.store.read();
         if kind.id != KindId::ResourceGroup {
             store.require_rg(&path)?;
@@ -187,8 +192,7 @@ impl ArmState {
     /// Deletes with the same in-use checks as HTTP DELETE, synchronously.
     pub fn delete(&self, id: &str) -> Result<(), ArmError> {
         let path = ArmPath::parse(id)?;
-        let kind = kind_of(&path)?;
-        check_instance_id(kind, &path)?;
+        let kind = addressed_kind(&path)?;
         let cx = self.sync_ctx();
         let mut store = self.inner.store.write();
         self.settle(&mut store);

@@ -139,6 +139,43 @@ pub(crate) fn child_collections(kind: KindId) -> &'static [&'static str] {
     }
 }
 
+/// The child collection of `kind` that a lower-cased id segment names, spelled as documents store it
+/// (ids are matched case-insensitively, document fields are not).
+pub(crate) fn collection_named(kind: KindId, coll: &str) -> Option<&'static str> {
+    child_collections(kind)
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(coll))
+        .copied()
+}
+
+/// Every embedded child of a stored document of `kind`, across all its child collections.
+pub(crate) fn embedded_children(doc: &Value, kind: KindId) -> impl Iterator<Item = &Value> {
+    child_collections(kind).iter().flat_map(move |coll| {
+        doc.pointer(&format!("/properties/{coll}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    })
+}
+
+/// Mutable variant of [`embedded_children`] (collections in document order).
+pub(crate) fn embedded_children_mut(
+    doc: &mut Value,
+    kind: KindId,
+) -> impl Iterator<Item = &mut Value> {
+    let colls = child_collections(kind);
+    doc.get_mut("properties")
+        .and_then(Value::as_object_mut)
+        .into_iter()
+        .flat_map(move |props| {
+            props
+                .iter_mut()
+                .filter(move |(name, _)| colls.contains(&name.as_str()))
+                .filter_map(|(_, v)| v.as_array_mut())
+                .flatten()
+        })
+}
+
 /// Finds a child in `doc.properties[coll]` by case-insensitive name.
 pub(crate) fn find_child<'a>(doc: &'a Value, coll: &str, name: &str) -> Option<&'a Value> {
     doc.pointer(&format!("/properties/{coll}"))?
@@ -176,9 +213,7 @@ impl Store {
         let (parent, name) = key.rsplit_once('/')?;
         let (owner, coll) = parent.rsplit_once('/')?;
         let entry = self.entries.get(owner)?;
-        let coll = child_collections(entry.kind)
-            .iter()
-            .find(|c| c.eq_ignore_ascii_case(coll))?;
+        let coll = collection_named(entry.kind, coll)?;
         find_child(&entry.doc, coll, name)?;
         Some(Target::Child(owner.to_string(), coll, name.to_string()))
     }

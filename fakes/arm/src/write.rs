@@ -10,11 +10,10 @@ use crate::kinds::{self, Kind, KindId, Provider};
 use crate::lro::{OpKind, OpStatus, Operation, now_rfc3339, superseded};
 use crate::references::{self, RefKind, in_use_error, owned_by};
 use crate::resources;
-use crate::store::{Entry, Store, child_collections, find_child, not_found};
+use crate::store::{Entry, Store, embedded_children, find_child, not_found};
 use http::StatusCode;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::time::Instant;
 
 /// Per-request context of a write.
 pub(crate) struct WriteCtx<'a> {
@@ -56,16 +55,9 @@ pub(crate) fn addressable(kind: KindId, doc: &Value) -> BTreeSet<String> {
     if let Some(id) = doc.get("id").and_then(Value::as_str) {
         out.insert(key_of(id));
     }
-    for coll in child_collections(kind) {
-        for c in doc
-            .pointer(&format!("/properties/{coll}"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(id) = c.get("id").and_then(Value::as_str) {
-                out.insert(key_of(id));
-            }
+    for c in embedded_children(doc, kind) {
+        if let Some(id) = c.get("id").and_then(Value::as_str) {
+            out.insert(key_of(id));
         }
     }
     out
@@ -281,13 +273,7 @@ impl Store {
         }
         let parent_id = crate::id::parent_of(id).unwrap_or(id).to_string();
         let parent_key = key_of(&parent_id);
-        let parent_path = ArmPath {
-            names: path.names[..path.names.len() - 1].to_vec(),
-            types: path.types[..path.types.len() - 1].to_vec(),
-            ..path.clone()
-        };
-        let parent_kind =
-            kinds::lookup(&parent_path.type_key()).ok_or_else(|| method_not_allowed(kind))?;
+        let (parent_path, parent_kind) = embedding_parent(path, kind)?;
         let Some(parent) = self.entries.get(&parent_key) else {
             return Err(not_found(self, &parent_path, parent_kind, &parent_id));
         };
@@ -452,32 +438,14 @@ impl Store {
             resources::on_provisioned(self, key);
             None
         } else {
-            let location = self
-                .entries
-                .get(key)
-                .map(|e| e.location().to_string())
-                .unwrap_or_default();
-            let op = Operation {
-                id: op_id.clone(),
-                provider: kind.provider,
-                rg_delete: false,
-                location: if location.is_empty() {
-                    cx.cfg.default_location.clone()
-                } else {
-                    location
-                },
-                subscription: path.subscription.clone(),
-                api_version: cx.api_version.clone(),
-                entry_key: key.to_string(),
-                kind: OpKind::Put { previous },
-                polls_left: cx.cfg.lro_polls_in_progress,
-                started: Instant::now(),
-                start_time: now_rfc3339(),
-                end_time: None,
-                status: OpStatus::InProgress,
-                fail: cx.fail.clone(),
-            };
-            self.start_op(op);
+            self.start_op(
+                &op_id,
+                kind,
+                key,
+                &path.subscription,
+                OpKind::Put { previous },
+                cx,
+            );
             if let Some(e) = self.entries.get_mut(key) {
                 e.op = Some(op_id.clone());
             }
@@ -551,6 +519,23 @@ pub(crate) fn merge(target: &mut Value, patch: &Value) {
     }
 }
 
+/// The path and kind of the stored resource that embeds the child at `path` (PUT and DELETE of a child
+/// rewrite the parent); `kind` is the child's, named in the error when the parent type is not served.
+pub(crate) fn embedding_parent(
+    path: &ArmPath,
+    kind: &Kind,
+) -> Result<(ArmPath, &'static Kind), ArmError> {
+    let parent_path = ArmPath {
+        names: path.names[..path.names.len().saturating_sub(1)].to_vec(),
+        types: path.types[..path.types.len().saturating_sub(1)].to_vec(),
+        ..path.clone()
+    };
+    let parent_kind =
+        kinds::lookup(&parent_path.type_key()).ok_or_else(|| method_not_allowed(kind))?;
+    Ok((parent_path, parent_kind))
+}
+
+/// ARM's 405 for a method the resource type does not serve.
 pub(crate) fn method_not_allowed(kind: &Kind) -> ArmError {
     ArmError::new(
         StatusCode::METHOD_NOT_ALLOWED,

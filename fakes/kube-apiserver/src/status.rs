@@ -293,6 +293,21 @@ pub fn required(field: impl Into<String>) -> Cause {
     }
 }
 
+/// A not-supported cause for `Invalid` errors: an enum field holding a value outside `supported`
+/// (listed quoted, in the order given, as the real server's message does).
+pub fn not_supported(field: impl Into<String>, got: &str, supported: &[&str]) -> Cause {
+    let list = supported
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Cause {
+        reason: "FieldValueNotSupported".into(),
+        message: format!("Unsupported value: {got:?}: supported values: {list}"),
+        field: field.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

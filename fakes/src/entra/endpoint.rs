@@ -9,7 +9,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use http::{HeaderMap, StatusCode, Uri};
 use parking_lot::RwLock;
 use serde_json::json;
@@ -47,8 +47,8 @@ impl Entra {
 /// Router with the token endpoints and discovery document.
 pub fn router(entra: Entra) -> Router {
     Router::new()
-        .route("/{tenant}/oauth2/v2.0/token", post(token_v2))
-        .route("/{tenant}/oauth2/token", post(token_v1))
+        .route("/{tenant}/oauth2/v2.0/token", token_endpoint(Version::V2))
+        .route("/{tenant}/oauth2/token", token_endpoint(Version::V1))
         .route(
             "/{tenant}/v2.0/.well-known/openid-configuration",
             get(openid_configuration),
@@ -64,24 +64,15 @@ enum Version {
     V2,
 }
 
-async fn token_v2(
-    State(entra): State<Entra>,
-    Path(tenant): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    token(&entra, &tenant, &uri, &headers, &body, Version::V2)
-}
-
-async fn token_v1(
-    State(entra): State<Entra>,
-    Path(tenant): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    token(&entra, &tenant, &uri, &headers, &body, Version::V1)
+/// The token endpoint of one protocol version: v1 and v2 differ only in how [`token`] reads and answers.
+fn token_endpoint(version: Version) -> MethodRouter<Entra> {
+    post(
+        move |State(entra): State<Entra>,
+              Path(tenant): Path<String>,
+              uri: Uri,
+              headers: HeaderMap,
+              body: Bytes| async move { token(&entra, &tenant, &uri, &headers, &body, version) },
+    )
 }
 
 fn token(
@@ -350,17 +341,7 @@ async fn keys() -> Response {
     axum::Json(json!({ "keys": [] })).into_response()
 }
 
-/// `https://host[:port]` the client used, from the HTTP/2 authority or the Host header.
+/// `https://host[:port]` the client used (see [`fake_tls::request_origin`]); Entra ID's public host otherwise.
 pub(crate) fn authority(uri: &Uri, headers: &HeaderMap) -> String {
-    let host = uri
-        .authority()
-        .map(|a| a.as_str().to_string())
-        .or_else(|| {
-            headers
-                .get(http::header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "login.microsoftonline.com".into());
-    format!("https://{host}")
+    fake_tls::request_origin(uri, headers, "login.microsoftonline.com")
 }

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::jwt::{self, Jwt};
+use crate::stable_guid::stable_guid;
 
 /// Default token lifetime in seconds (Entra's usual value, what azure_identity expects).
 pub const DEFAULT_LIFETIME_SECS: i64 = 3599;
@@ -295,20 +295,11 @@ pub fn resource_of(resource_or_scope: &str) -> String {
 /// Stable object id for a principal that the registry gives none: the same app always gets the same
 /// oid, as in a real tenant.
 pub fn derived_object_id(tenant_id: &str, client_id: &str) -> String {
-    let digest = Sha256::digest(format!(
+    stable_guid(&format!(
         "oid:{}:{}",
         tenant_id.to_ascii_lowercase(),
         client_id.to_ascii_lowercase()
-    ));
-    let h = hex::encode(&digest[..16]);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    ))
 }
 
 /// Current unix time in seconds.

@@ -52,22 +52,8 @@ pub async fn layer(
     let extensions = response.extensions();
     let operation = match ctx.surface {
         Surface::Arm => arm_operation(&method, &path),
-        Surface::Entra => format!(
-            "{method} entra/{}",
-            path.split('/')
-                .filter(|s| !s.is_empty())
-                .skip(1)
-                .collect::<Vec<_>>()
-                .join("/")
-        ),
-        Surface::Imds => format!(
-            "{method} imds/{}",
-            path.split('/')
-                .filter(|s| !s.is_empty())
-                .skip(2)
-                .collect::<Vec<_>>()
-                .join("/")
-        ),
+        Surface::Entra => format!("{method} entra/{}", path_after(&path, 1)),
+        Surface::Imds => format!("{method} imds/{}", path_after(&path, 2)),
         Surface::Metadata | Surface::Admin => format!("{method} {}", path.trim_start_matches('/')),
     };
     ctx.journal.record(JournalEntry {
@@ -100,6 +86,16 @@ fn reads_the_journal(path: &str) -> bool {
     ["/admin/journal", "/admin/counters"]
         .iter()
         .any(|p| path.eq_ignore_ascii_case(p))
+}
+
+/// The path's segments after the first `skip` (the tenant; `imds/<node>`), joined with `/`: the
+/// operation name of an Entra or IMDS request, the same for every tenant and node.
+fn path_after(path: &str, skip: usize) -> String {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .skip(skip)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 fn api_version_of(query: &str) -> Option<String> {

@@ -245,36 +245,51 @@ pub fn power_state(arm: &ArmState, id: &str) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// Private addresses (ipconfig order, so the primary's first) of a NIC document and the ids of the public
+/// IPs its ipconfigs reference: seeding and the admin API both describe a node's addresses from ARM.
+pub(crate) fn nic_addresses(nic: &Value) -> (Vec<IpAddr>, Vec<&str>) {
+    let mut private = Vec::new();
+    let mut public_ids = Vec::new();
+    for ipc in nic
+        .pointer("/properties/ipConfigurations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(ip) = ipc
+            .pointer("/properties/privateIPAddress")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<IpAddr>().ok())
+        {
+            private.push(ip);
+        }
+        if let Some(pip) = ipc
+            .pointer("/properties/publicIPAddress/id")
+            .and_then(Value::as_str)
+        {
+            public_ids.push(pip);
+        }
+    }
+    (private, public_ids)
+}
+
+/// The address a public IP document holds (none until allocated).
+pub(crate) fn public_ip_address(pip: &Value) -> Option<IpAddr> {
+    pip.pointer("/properties/ipAddress")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+}
+
 /// Describes a node from current ARM state (admin API answers).
 pub fn describe(arm: &ArmState, vm: &NodeVm) -> SeededNode {
     let iv = arm.instance_view(&vm.id).ok();
     let mut private_ips = Vec::new();
     let mut public_ip = None;
-    for nic in vm.nic_ids().iter().take(1) {
-        let Ok(doc) = arm.get(nic) else { continue };
-        for ipc in doc
-            .pointer("/properties/ipConfigurations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(ip) = ipc
-                .pointer("/properties/privateIPAddress")
-                .and_then(Value::as_str)
-                .and_then(|s| s.parse::<IpAddr>().ok())
-            {
-                private_ips.push(ip);
-            }
-            if let Some(pip) = ipc
-                .pointer("/properties/publicIPAddress/id")
-                .and_then(Value::as_str)
-            {
-                public_ip = public_ip.or(arm.get(pip).ok().and_then(|p| {
-                    p.pointer("/properties/ipAddress")
-                        .and_then(Value::as_str)
-                        .and_then(|s| s.parse().ok())
-                }));
-            }
+    if let Some(doc) = vm.nic_ids().first().and_then(|nic| arm.get(nic).ok()) {
+        let (ips, pips) = nic_addresses(&doc);
+        private_ips = ips;
+        for pip in pips {
+            public_ip = public_ip.or(arm.get(pip).ok().as_ref().and_then(public_ip_address));
         }
     }
     let computer_name = vm.computer_name().to_string();

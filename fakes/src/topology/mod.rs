@@ -29,7 +29,7 @@ mod proptests;
 pub use cidr::Cidr;
 pub use error::{Problem, TopologyError};
 pub use naming::{
-    flex_vm_name, instance_computer_name, provider_id, resource_id, rg_id, stable_guid,
+    flex_vm_name, instance_computer_name, provider_id, resource_id, rg_id,
     system_identity_client_id, system_identity_principal_id,
 };
 pub use plan::*;

@@ -1,6 +1,7 @@
 //! Names and identifiers Azure derives (computer names of scale-set instances, flexible VM names, ARM ids,
 //! providerIDs) and deterministic GUIDs, so a topology seeds to the same cloud every time.
 
+use crate::stable_guid::stable_guid;
 use sha2::{Digest, Sha256};
 
 /// Computer name of uniform instance `instance` (CRP appends the id as 6 base-36 digits: `vmss00000a` = 10).
@@ -20,19 +21,6 @@ pub fn flex_vm_name(scale_set: &str, index: u32) -> String {
     format!(
         "{scale_set}_{}",
         &hex_digest(&format!("{scale_set}/{index}"))[..8]
-    )
-}
-
-/// A GUID derived from `seed` (stable across runs; used for principal ids and placement groups).
-pub fn stable_guid(seed: &str) -> String {
-    let h = hex_digest(seed);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
     )
 }
 

@@ -4,6 +4,7 @@
 
 use super::documents::{self as doc, ScaleSetBody, VmBody};
 use super::error::TopologyError;
+use super::lookup::{nic_addresses, public_ip_address};
 use super::naming::{
     provider_id, resource_id, rg_id, system_identity_client_id, system_identity_principal_id,
 };
@@ -174,23 +175,32 @@ impl Seeder<'_> {
     }
 
     fn network_guards(&self) -> Result<(Option<String>, Option<String>), TopologyError> {
-        let nsg = match &self.plan.nsg {
-            Some(n) => {
-                let id = self.id("Microsoft.Network/networkSecurityGroups", n);
-                self.put(&id, doc::security_group(self.loc))?;
-                Some(id)
-            }
-            None => None,
-        };
-        let rt = match &self.plan.route_table {
-            Some(n) => {
-                let id = self.id("Microsoft.Network/routeTables", n);
-                self.put(&id, doc::route_table(self.loc))?;
-                Some(id)
-            }
-            None => None,
-        };
+        let nsg = self.put_optional(
+            "Microsoft.Network/networkSecurityGroups",
+            self.plan.nsg.as_deref(),
+            doc::security_group,
+        )?;
+        let rt = self.put_optional(
+            "Microsoft.Network/routeTables",
+            self.plan.route_table.as_deref(),
+            doc::route_table,
+        )?;
         Ok((nsg, rt))
+    }
+
+    /// Creates the node-group resource `name` of `provider_type` when the plan names one; its id.
+    fn put_optional(
+        &self,
+        provider_type: &str,
+        name: Option<&str>,
+        body: fn(&str) -> Value,
+    ) -> Result<Option<String>, TopologyError> {
+        let Some(name) = name else {
+            return Ok(None);
+        };
+        let id = self.id(provider_type, name);
+        self.put(&id, body(self.loc))?;
+        Ok(Some(id))
     }
 
     fn vnet(&self, nsg: Option<&str>, rt: Option<&str>) -> Result<(), TopologyError> {
@@ -437,31 +447,10 @@ impl Seeder<'_> {
     /// Private addresses (primary ipconfig first) and public address of a NIC, as ARM stored them.
     fn addresses(&self, nic_id: &str) -> Result<(Vec<IpAddr>, Option<IpAddr>), TopologyError> {
         let nic = self.get(nic_id)?;
-        let mut private = Vec::new();
+        let (private, public_ids) = nic_addresses(&nic);
         let mut public = None;
-        for ipc in nic
-            .pointer("/properties/ipConfigurations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(ip) = ipc
-                .pointer("/properties/privateIPAddress")
-                .and_then(Value::as_str)
-                .and_then(|s| s.parse().ok())
-            {
-                private.push(ip);
-            }
-            if let Some(pip) = ipc
-                .pointer("/properties/publicIPAddress/id")
-                .and_then(Value::as_str)
-            {
-                public = public.or(self
-                    .get(pip)?
-                    .pointer("/properties/ipAddress")
-                    .and_then(Value::as_str)
-                    .and_then(|s| s.parse().ok()));
-            }
+        for pip in public_ids {
+            public = public.or(public_ip_address(&self.get(pip)?));
         }
         Ok((private, public))
     }

@@ -3,6 +3,7 @@
 
 mod error;
 mod identity;
+mod origin;
 mod pki;
 mod provider;
 mod serve;
@@ -10,6 +11,7 @@ mod server_config;
 
 pub use error::TlsError;
 pub use identity::ClientIdentity;
+pub use origin::request_origin;
 pub use pki::{IssuedCert, Pki};
 pub use provider::install_crypto_provider;
 pub use serve::{AbortConnection, HttpsServer, serve_https};

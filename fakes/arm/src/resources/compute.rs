@@ -2,6 +2,7 @@
 //! `sku.capacity`, their NICs built by `scale_set_network`; flexible members are ordinary VMs), scale-set VM
 //! updates (PUT is a merge) and availability sets.
 
+use super::default;
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::KindId;
@@ -55,12 +56,6 @@ pub(crate) fn set_power_state_in(iv: &mut Value, code: &str, display: &str) {
             arr.push(status);
         }
         None => iv["statuses"] = json!([status]),
-    }
-}
-
-fn default(props: &mut Value, field: &str, v: Value) {
-    if props.get(field).is_none_or(Value::is_null) {
-        props[field] = v;
     }
 }
 

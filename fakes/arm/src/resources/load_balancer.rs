@@ -2,11 +2,12 @@
 //! probe request paths, same-LB references) and SKU / single-user checks against referenced public IPs.
 
 use super::network::sku_name;
-use super::private_address::{AddressRequest, allocate_private_ip};
+use super::private_address::{AddressRequest, allocate_private_ip, wanted_address};
 use crate::error::ArmError;
 use crate::id::key_of;
+use crate::kinds::KindId;
 use crate::references::{RefKind, parent_key};
-use crate::store::{Entry, Store};
+use crate::store::{Entry, Store, child_collections};
 use serde_json::{Value, json};
 
 /// Frontend IP configurations per Standard LB.
@@ -15,16 +16,6 @@ const MAX_FRONTENDS_STANDARD: usize = 600;
 const MAX_FRONTENDS_BASIC: usize = 200;
 /// Load-balancing + inbound NAT rules per LB.
 const MAX_RULES: usize = 1500;
-
-const COLLECTIONS: &[&str] = &[
-    "frontendIPConfigurations",
-    "backendAddressPools",
-    "loadBalancingRules",
-    "probes",
-    "inboundNatRules",
-    "outboundRules",
-    "inboundNatPools",
-];
 
 fn bad(code: &str, msg: String) -> ArmError {
     ArmError::bad_request(code, msg)
@@ -42,7 +33,7 @@ pub(crate) fn prepare(
         doc["sku"] = json!({ "name": "Basic", "tier": "Regional" });
     }
     let standard = sku_name(doc) == "Standard";
-    for coll in COLLECTIONS {
+    for coll in child_collections(KindId::LoadBalancer) {
         if doc["properties"].get(coll).is_none_or(Value::is_null) {
             doc["properties"][coll] = json!([]);
         }
@@ -65,8 +56,9 @@ pub(crate) fn prepare(
             ),
         ));
     }
-    let has_children = COLLECTIONS[1..]
+    let has_children = child_collections(KindId::LoadBalancer)
         .iter()
+        .filter(|c| **c != "frontendIPConfigurations")
         .any(|c| props[*c].as_array().is_some_and(|a| !a.is_empty()));
     if fe_count == 0 && has_children {
         // Verified: 400 LoadBalancerWithoutFrontendIPCantHaveChildResources, wording from an NRP response quoted in
@@ -125,24 +117,10 @@ pub(crate) fn prepare(
                     .and_then(Value::as_str)
                     .unwrap_or("Dynamic")
                     .to_string();
-                let requested = p
-                    .get("privateIPAddress")
-                    .and_then(Value::as_str)
-                    .map(String::from);
-                let prev_ip = previous
-                    .and_then(|d| {
-                        crate::store::find_child(d, "frontendIPConfigurations", fe_name(&fid))
-                    })
-                    .and_then(|f| {
-                        f.pointer("/properties/privateIPAddress")
-                            .and_then(Value::as_str)
-                            .map(String::from)
-                    });
-                let want = if method == "Static" {
-                    requested.clone()
-                } else {
-                    prev_ip.or(requested)
-                };
+                let previous_fe = previous.and_then(|d| {
+                    crate::store::find_child(d, "frontendIPConfigurations", fe_name(&fid))
+                });
+                let want = wanted_address(p, method == "Static", previous_fe);
                 let request = AddressRequest {
                     subnet_id: &subnet,
                     owners: &[key.as_str()],
@@ -298,30 +276,42 @@ fn protocols_overlap(a: &str, b: &str) -> bool {
     a == b || a == "All" || b == "All"
 }
 
+/// Every (outbound rule, frontend id) pair of a load balancer's `properties`: both outbound checks ask which
+/// frontends the outbound rules use.
+fn outbound_rule_frontends(props: &Value) -> impl Iterator<Item = (&Value, &str)> {
+    props["outboundRules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|o| {
+            o.pointer("/properties/frontendIPConfigurations")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(move |fe| fe["id"].as_str().map(|id| (o, id)))
+        })
+}
+
 /// One frontend may serve at most one outbound rule per protocol. Verified: 400
 /// MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported with this wording, typo included
 /// (NRP answer quoted in Azure/AzLoadBalancerMigration issue #10); the message's end after the rule list is
 /// [unverified].
 fn check_outbound_frontends(props: &Value) -> Result<(), ArmError> {
-    let mut uses: Vec<(String, String, String, String)> = Vec::new();
-    for o in props["outboundRules"].as_array().into_iter().flatten() {
-        let rule = o["id"].as_str().unwrap_or_default().to_string();
-        let proto = o
-            .pointer("/properties/protocol")
-            .and_then(Value::as_str)
-            .unwrap_or("All")
-            .to_string();
-        for fe in o
-            .pointer("/properties/frontendIPConfigurations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(id) = fe["id"].as_str() {
-                uses.push((key_of(id), id.to_string(), proto.clone(), rule.clone()));
-            }
-        }
-    }
+    let uses: Vec<(String, String, String, String)> = outbound_rule_frontends(props)
+        .map(|(o, id)| {
+            let proto = o
+                .pointer("/properties/protocol")
+                .and_then(Value::as_str)
+                .unwrap_or("All");
+            let rule = o["id"].as_str().unwrap_or_default();
+            (
+                key_of(id),
+                id.to_string(),
+                proto.to_string(),
+                rule.to_string(),
+            )
+        })
+        .collect();
     for (i, (fe, fe_id, proto, rule)) in uses.iter().enumerate() {
         let clashes: Vec<&str> = uses[i + 1..]
             .iter()
@@ -410,19 +400,9 @@ fn backend_port(rule: &Value) -> i64 {
 /// Verified code: LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule
 /// (400; seen in live-deployment notes and in gardener's Azure error classifier); [unverified] wording.
 fn check_outbound_snat(props: &Value) -> Result<(), ArmError> {
-    let mut outbound_fes: Vec<(String, String)> = Vec::new();
-    for o in props["outboundRules"].as_array().into_iter().flatten() {
-        for fe in o
-            .pointer("/properties/frontendIPConfigurations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(id) = fe["id"].as_str() {
-                outbound_fes.push((key_of(id), o["id"].as_str().unwrap_or_default().to_string()));
-            }
-        }
-    }
+    let outbound_fes: Vec<(String, &str)> = outbound_rule_frontends(props)
+        .map(|(o, id)| (key_of(id), o["id"].as_str().unwrap_or_default()))
+        .collect();
     for r in props["loadBalancingRules"].as_array().into_iter().flatten() {
         if r.pointer("/properties/disableOutboundSnat") == Some(&json!(true)) {
             continue;

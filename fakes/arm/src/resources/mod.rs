@@ -14,12 +14,20 @@ use crate::error::ArmError;
 use crate::id::ArmPath;
 use crate::kinds::{Kind, KindId, Provider};
 use crate::references::{Ref, strip_backrefs};
-use crate::store::{Entry, Store, child_collections};
+use crate::store::{Entry, Store, child_collections, embedded_children_mut};
 use crate::write::WriteCtx;
 use http::StatusCode;
 use serde_json::{Value, json};
 
 pub(crate) use compute::{initial_instance_view, set_power_state_in};
+
+/// Sets `props[field]` unless the client sent a non-null value: the RPs fill omitted fields with
+/// their defaults and keep what the client chose.
+fn default(props: &mut Value, field: &str, v: Value) {
+    if props.get(field).is_none_or(Value::is_null) {
+        props[field] = v;
+    }
+}
 
 /// NRP's invalid-name error.
 pub(crate) fn invalid_name(name: &str) -> ArmError {
@@ -231,15 +239,8 @@ pub(crate) fn stamp(doc: &mut Value, kind: KindId, etag: Option<&str>, state: &s
 /// Sets the etag on the resource and (NRP) on every embedded child.
 pub(crate) fn stamp_etag(doc: &mut Value, kind: KindId, tag: &str) {
     doc["etag"] = json!(tag);
-    for coll in child_collections(kind) {
-        for c in doc
-            .pointer_mut(&format!("/properties/{coll}"))
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            c["etag"] = json!(tag);
-        }
+    for c in embedded_children_mut(doc, kind) {
+        c["etag"] = json!(tag);
     }
 }
 
@@ -248,16 +249,9 @@ pub(crate) fn set_state(doc: &mut Value, kind: KindId, state: &str) {
     if let Some(p) = doc.get_mut("properties").and_then(Value::as_object_mut) {
         p.insert("provisioningState".into(), json!(state));
     }
-    for coll in child_collections(kind) {
-        for c in doc
-            .pointer_mut(&format!("/properties/{coll}"))
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(p) = c.get_mut("properties").and_then(Value::as_object_mut) {
-                p.insert("provisioningState".into(), json!(state));
-            }
+    for c in embedded_children_mut(doc, kind) {
+        if let Some(p) = c.get_mut("properties").and_then(Value::as_object_mut) {
+            p.insert("provisioningState".into(), json!(state));
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Network resources other than LBs and NSGs: public IPs (defaults, address allocation), NICs (ipconfig
 //! defaults, private IP allocation), route tables and virtual networks/subnets.
 
+use super::default;
 use super::load_balancer::check_single_pip_user;
-use super::private_address::{AddressRequest, allocate_private_ip, subnet_prefixes};
+use super::private_address::{assign_ipconfig_address, subnet_prefixes};
 use crate::error::ArmError;
 use crate::id::key_of;
 use crate::kinds::KindId;
@@ -19,12 +20,6 @@ pub(crate) fn sku_name(doc: &Value) -> &str {
     doc.pointer("/sku/name")
         .and_then(Value::as_str)
         .unwrap_or("Basic")
-}
-
-fn default(props: &mut Value, field: &str, v: Value) {
-    if props.get(field).is_none_or(Value::is_null) {
-        props[field] = v;
-    }
 }
 
 /// Prepares a public IP document. The address is allocated when the create reaches Succeeded; a client-sent
@@ -147,8 +142,6 @@ pub(crate) fn prepare_ipconfigs(
         .any(|c| c.pointer("/properties/primary") == Some(&json!(true)));
     let mut local = Vec::new();
     for (i, ipc) in ipcs.iter_mut().enumerate() {
-        let ipc_id = ipc["id"].as_str().unwrap_or_default().to_string();
-        let name = ipc["name"].as_str().unwrap_or_default().to_string();
         let p = &mut ipc["properties"];
         if !any_primary {
             p["primary"] = json!(i == 0);
@@ -160,44 +153,8 @@ pub(crate) fn prepare_ipconfigs(
                 p[field] = json!({ "id": id });
             }
         }
-        let Some(subnet) = p
-            .pointer("/subnet/id")
-            .and_then(Value::as_str)
-            .map(String::from)
-        else {
-            return Err(ArmError::bad_request(
-                "IpConfigurationSubnetMissing",
-                format!("Subnet is missing on IP configuration {ipc_id}."),
-            ));
-        };
-        let is_static = p["privateIPAllocationMethod"] == "Static";
-        let prev_ip = previous
-            .and_then(|d| crate::store::find_child(d, "ipConfigurations", &name))
-            .and_then(|c| {
-                c.pointer("/properties/privateIPAddress")
-                    .and_then(Value::as_str)
-                    .map(String::from)
-            });
-        let requested = p
-            .get("privateIPAddress")
-            .and_then(Value::as_str)
-            .map(String::from);
-        let want = if is_static {
-            requested
-        } else {
-            prev_ip.or(requested)
-        };
         let v6 = p["privateIPAddressVersion"] == "IPv6";
-        let request = AddressRequest {
-            subnet_id: &subnet,
-            owners: &[key.as_str()],
-            want: want.as_deref(),
-            is_static,
-            user: &ipc_id,
-            v6,
-        };
-        let ip = allocate_private_ip(store, &request, &mut local)?;
-        p["privateIPAddress"] = json!(ip);
+        assign_ipconfig_address(store, ipc, previous, &[key.as_str()], v6, &mut local)?;
     }
     Ok(())
 }

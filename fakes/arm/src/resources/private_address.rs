@@ -5,8 +5,8 @@
 
 use crate::error::ArmError;
 use crate::id::key_of;
-use crate::store::Store;
-use serde_json::Value;
+use crate::store::{Store, find_child};
+use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// One address to allocate or validate.
@@ -247,6 +247,68 @@ pub(crate) fn allocate_private_ip(
             all.join(",")
         ),
     ))
+}
+
+/// The address a write asks for on an ipconfig or frontend (`props` is its `properties`): a static one exactly
+/// as written; a dynamic one keeps the address it held before the write (`previous_child`), else the one
+/// written. NIC, load balancer and private link service writes share this rule.
+pub(crate) fn wanted_address(
+    props: &Value,
+    is_static: bool,
+    previous_child: Option<&Value>,
+) -> Option<String> {
+    let requested = props
+        .get("privateIPAddress")
+        .and_then(Value::as_str)
+        .map(String::from);
+    if is_static {
+        return requested;
+    }
+    previous_child
+        .and_then(|c| c.pointer("/properties/privateIPAddress"))
+        .and_then(Value::as_str)
+        .map(String::from)
+        .or(requested)
+}
+
+/// Sets `properties.privateIPAddress` of one `ipConfigurations` entry (a NIC's or a private link service's NAT
+/// ipconfig, defaults already applied): the subnet is required, and the address follows [`wanted_address`]
+/// against the same-named ipconfig of `previous_doc`.
+pub(crate) fn assign_ipconfig_address(
+    store: &Store,
+    ipc: &mut Value,
+    previous_doc: Option<&Value>,
+    owners: &[&str],
+    v6: bool,
+    local: &mut Vec<(String, String)>,
+) -> Result<(), ArmError> {
+    let user = ipc["id"].as_str().unwrap_or_default().to_string();
+    let name = ipc["name"].as_str().unwrap_or_default();
+    let previous_child = previous_doc.and_then(|d| find_child(d, "ipConfigurations", name));
+    let p = &mut ipc["properties"];
+    let Some(subnet) = p
+        .pointer("/subnet/id")
+        .and_then(Value::as_str)
+        .map(String::from)
+    else {
+        return Err(ArmError::bad_request(
+            "IpConfigurationSubnetMissing",
+            format!("Subnet is missing on IP configuration {user}."),
+        ));
+    };
+    let is_static = p["privateIPAllocationMethod"] == "Static";
+    let want = wanted_address(p, is_static, previous_child);
+    let request = AddressRequest {
+        subnet_id: &subnet,
+        owners,
+        want: want.as_deref(),
+        is_static,
+        user: &user,
+        v6,
+    };
+    let ip = allocate_private_ip(store, &request, local)?;
+    p["privateIPAddress"] = json!(ip);
+    Ok(())
 }
 
 #[cfg(test)]

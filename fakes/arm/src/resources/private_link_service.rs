@@ -9,7 +9,8 @@
 //! field Azure Resource Graph orphan-NIC queries test). It is deleted with the PLS. Its ipConfigurations mirroring the
 //! PLS NAT ipConfigurations (same names, subnets and addresses) is [infer].
 
-use super::private_address::{AddressRequest, allocate_private_ip};
+use super::default;
+use super::private_address::assign_ipconfig_address;
 use crate::error::ArmError;
 use crate::etag;
 use crate::id::key_of;
@@ -17,12 +18,6 @@ use crate::kinds::KindId;
 use crate::references::RefKind;
 use crate::store::{Entry, Store};
 use serde_json::{Value, json};
-
-fn default(props: &mut Value, field: &str, v: Value) {
-    if props.get(field).is_none_or(Value::is_null) {
-        props[field] = v;
-    }
-}
 
 /// The id of the NIC NRP creates for the private link service `pls_id`: `<pls name>.nic.<guid>` in its group.
 fn nic_id_for(pls_id: &str, name: &str) -> String {
@@ -87,55 +82,12 @@ pub(crate) fn prepare(
     for (i, ipc) in ipcs.iter_mut().enumerate() {
         let ipc_name = ipc["name"].as_str().unwrap_or_default().to_string();
         ipc["id"] = json!(format!("{id}/ipConfigurations/{ipc_name}"));
-        let ip_user = ipc["id"].as_str().unwrap_or_default().to_string();
         let ipp = &mut ipc["properties"];
         default(ipp, "primary", json!(i == 0));
         default(ipp, "privateIPAllocationMethod", json!("Dynamic"));
         default(ipp, "privateIPAddressVersion", json!("IPv4"));
-        let Some(subnet) = ipp
-            .pointer("/subnet/id")
-            .and_then(Value::as_str)
-            .map(String::from)
-        else {
-            return Err(ArmError::bad_request(
-                "IpConfigurationSubnetMissing",
-                format!("Subnet is missing on IP configuration {ip_user}."),
-            ));
-        };
-        let is_static = ipp["privateIPAllocationMethod"] == "Static";
-        let requested = ipp
-            .get("privateIPAddress")
-            .and_then(Value::as_str)
-            .map(String::from);
-        let prev_ip = previous
-            .and_then(|d| {
-                d.pointer("/properties/ipConfigurations")
-                    .and_then(Value::as_array)?
-                    .iter()
-                    .find(|c| {
-                        c["name"]
-                            .as_str()
-                            .is_some_and(|n| n.eq_ignore_ascii_case(&ipc_name))
-                    })
-            })
-            .and_then(|c| c.pointer("/properties/privateIPAddress"))
-            .and_then(Value::as_str)
-            .map(String::from);
-        let want = if is_static {
-            requested
-        } else {
-            prev_ip.or(requested)
-        };
-        let request = AddressRequest {
-            subnet_id: &subnet,
-            owners: &[key.as_str(), nic_key.as_str()],
-            want: want.as_deref(),
-            is_static,
-            user: &ip_user,
-            v6: false,
-        };
-        let ip = allocate_private_ip(store, &request, &mut local)?;
-        ipp["privateIPAddress"] = json!(ip);
+        let owners = [key.as_str(), nic_key.as_str()];
+        assign_ipconfig_address(store, ipc, previous, &owners, false, &mut local)?;
     }
     let alias = existing
         .and_then(|e| e.doc.pointer("/properties/alias").cloned())

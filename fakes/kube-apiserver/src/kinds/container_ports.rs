@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::status::{Cause, invalid_value, required};
+use crate::status::{Cause, invalid_value, not_supported, required};
 
 const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
@@ -55,15 +55,7 @@ pub fn validate(container: &Value, at: &str) -> Vec<Cause> {
         match port["protocol"].as_str() {
             None | Some("") => causes.push(required(format!("{field}.protocol"))),
             Some(p) if !PROTOCOLS.contains(&p) => {
-                let list: Vec<String> = PROTOCOLS.iter().map(|s| format!("{s:?}")).collect();
-                causes.push(Cause {
-                    reason: "FieldValueNotSupported".into(),
-                    message: format!(
-                        "Unsupported value: {p:?}: supported values: {}",
-                        list.join(", ")
-                    ),
-                    field: format!("{field}.protocol"),
-                });
+                causes.push(not_supported(format!("{field}.protocol"), p, PROTOCOLS));
             }
             Some(_) => {}
         }

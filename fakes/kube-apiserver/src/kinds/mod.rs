@@ -18,6 +18,14 @@ use serde_json::{Value, json};
 use crate::status::ApiError;
 use crate::store::{State, key_of};
 
+/// Sets `obj[field]` when it is absent or null, as the server's defaulting functions do: a value
+/// the client chose is kept.
+fn set_default(obj: &mut Value, field: &str, value: Value) {
+    if obj[field].is_null() {
+        obj[field] = value;
+    }
+}
+
 /// Applies defaults and validation for `kind` before `obj` is stored; `old` is the stored object
 /// on updates. Allocations (cluster IPs, node ports) are claimed here, inside the write lock.
 pub fn prepare(

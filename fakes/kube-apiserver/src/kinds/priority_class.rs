@@ -3,20 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::status::{Cause, invalid_value};
-
-fn not_supported(field: String, got: &str, supported: &[&str]) -> Cause {
-    let list = supported
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    Cause {
-        reason: "FieldValueNotSupported".into(),
-        message: format!("Unsupported value: {got:?}: supported values: {list}"),
-        field,
-    }
-}
+use crate::status::{Cause, invalid_value, not_supported};
 
 /// PriorityClass: the `system-` prefix is reserved, `value` is immutable, and the preemption
 /// policy defaults to `PreemptLowerPriority`.
@@ -46,7 +33,7 @@ pub fn prepare(obj: &mut Value, old: Option<&Value>) -> Vec<Cause> {
         && !["PreemptLowerPriority", "Never"].contains(&policy)
     {
         causes.push(not_supported(
-            "preemptionPolicy".into(),
+            "preemptionPolicy",
             policy,
             &["Never", "PreemptLowerPriority"],
         ));

@@ -4,20 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::status::{Cause, invalid_value, required};
-
-fn not_supported(field: String, got: &str, supported: &[&str]) -> Cause {
-    let list = supported
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    Cause {
-        reason: "FieldValueNotSupported".into(),
-        message: format!("Unsupported value: {got:?}: supported values: {list}"),
-        field,
-    }
-}
+use crate::status::{Cause, invalid_value, not_supported, required};
 
 /// Role and ClusterRole rules: verbs are required; resource rules need API groups; namespaced
 /// Roles may not name non-resource URLs.
@@ -69,13 +56,13 @@ pub fn prepare_binding(kind: &str, obj: &mut Value, old: Option<&Value>) -> Vec<
     match role_ref["kind"].as_str().unwrap_or_default() {
         "" => causes.push(required("roleRef.kind")),
         k if !ref_kinds.contains(&k) => {
-            causes.push(not_supported("roleRef.kind".into(), k, ref_kinds));
+            causes.push(not_supported("roleRef.kind", k, ref_kinds));
         }
         _ => {}
     }
     if role_ref["apiGroup"].as_str().unwrap_or_default() != "rbac.authorization.k8s.io" {
         causes.push(not_supported(
-            "roleRef.apiGroup".into(),
+            "roleRef.apiGroup",
             role_ref["apiGroup"].as_str().unwrap_or_default(),
             &["rbac.authorization.k8s.io"],
         ));

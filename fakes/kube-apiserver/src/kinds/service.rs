@@ -7,7 +7,8 @@ use std::net::Ipv4Addr;
 use serde_json::{Value, json};
 
 use super::service_alloc::{Claims, NODE_PORT_MAX, NODE_PORT_MIN, ServiceAllocations};
-use crate::status::{Cause, invalid_value, required};
+use super::set_default;
+use crate::status::{Cause, invalid_value, not_supported, required};
 use crate::store::ObjectKey;
 
 /// Defaults, validates and allocates for a Service being created (`old = None`) or updated.
@@ -66,12 +67,6 @@ fn carry_allocated_values(svc: &mut Value, old: &Value) {
     }
 }
 
-fn set_default(obj: &mut Value, field: &str, value: Value) {
-    if obj[field].is_null() {
-        obj[field] = value;
-    }
-}
-
 fn apply_defaults(spec: &mut Value) {
     set_default(spec, "type", json!("ClusterIP"));
     let ty = spec["type"].as_str().unwrap_or("ClusterIP").to_string();
@@ -99,12 +94,9 @@ fn apply_defaults(spec: &mut Value) {
 fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
     let mut causes = Vec::new();
     let ty = spec["type"].as_str().unwrap_or_default();
-    if !["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"].contains(&ty) {
-        causes.push(Cause {
-            reason: "FieldValueNotSupported".into(),
-            message: format!("Unsupported value: {ty:?}: supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\""),
-            field: "spec.type".into(),
-        });
+    let types = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
+    if !types.contains(&ty) {
+        causes.push(not_supported("spec.type", ty, &types));
         return Err(causes);
     }
     let ports = spec["ports"].as_array().cloned().unwrap_or_default();
@@ -121,14 +113,13 @@ fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
             ));
         }
         let proto = p["protocol"].as_str().unwrap_or_default();
-        if !["TCP", "UDP", "SCTP"].contains(&proto) {
-            causes.push(Cause {
-                reason: "FieldValueNotSupported".into(),
-                message: format!(
-                    "Unsupported value: {proto:?}: supported values: \"SCTP\", \"TCP\", \"UDP\""
-                ),
-                field: format!("spec.ports[{i}].protocol"),
-            });
+        let protocols = ["SCTP", "TCP", "UDP"];
+        if !protocols.contains(&proto) {
+            causes.push(not_supported(
+                format!("spec.ports[{i}].protocol"),
+                proto,
+                &protocols,
+            ));
         }
         if ports.len() > 1 && p["name"].as_str().unwrap_or_default().is_empty() {
             causes.push(required(format!("spec.ports[{i}].name")));
@@ -154,13 +145,11 @@ fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
     if let Some(policy) = spec["externalTrafficPolicy"].as_str()
         && !["Cluster", "Local"].contains(&policy)
     {
-        causes.push(Cause {
-            reason: "FieldValueNotSupported".into(),
-            message: format!(
-                "Unsupported value: {policy:?}: supported values: \"Cluster\", \"Local\""
-            ),
-            field: "spec.externalTrafficPolicy".into(),
-        });
+        causes.push(not_supported(
+            "spec.externalTrafficPolicy",
+            policy,
+            &["Cluster", "Local"],
+        ));
     }
     if causes.is_empty() {
         Ok(())
@@ -216,20 +205,10 @@ fn allocate(
         || (ty == "LoadBalancer" && spec["allocateLoadBalancerNodePorts"] != json!(false));
     if let Some(ports) = spec["ports"].as_array_mut() {
         for (i, p) in ports.iter_mut().enumerate() {
-            let given = p["nodePort"]
-                .as_u64()
-                .and_then(|n| u16::try_from(n).ok())
-                .unwrap_or(0);
+            let given = chosen_port(&p["nodePort"]);
             if given != 0 {
-                if alloc.port_taken(given, key) || claims.ports.contains(&given) {
-                    causes.push(invalid_value(
-                        format!("spec.ports[{i}].nodePort"),
-                        &json!(given),
-                        "provided port is already allocated",
-                    ));
-                } else {
-                    claims.ports.push(given);
-                }
+                let field = format!("spec.ports[{i}].nodePort");
+                causes.extend(claim_chosen_port(alloc, key, &mut claims, given, field));
             } else if wants_node_ports {
                 match alloc.next_port(&claims.ports) {
                     Some(port) => {
@@ -247,20 +226,10 @@ fn allocate(
     }
     let needs_health_check = ty == "LoadBalancer" && spec["externalTrafficPolicy"] == "Local";
     if needs_health_check {
-        let given = spec["healthCheckNodePort"]
-            .as_u64()
-            .and_then(|n| u16::try_from(n).ok())
-            .unwrap_or(0);
+        let given = chosen_port(&spec["healthCheckNodePort"]);
         if given != 0 {
-            if alloc.port_taken(given, key) || claims.ports.contains(&given) {
-                causes.push(invalid_value(
-                    "spec.healthCheckNodePort",
-                    &json!(given),
-                    "provided port is already allocated",
-                ));
-            } else {
-                claims.ports.push(given);
-            }
+            let field = "spec.healthCheckNodePort";
+            causes.extend(claim_chosen_port(alloc, key, &mut claims, given, field));
         } else if let Some(port) = alloc.next_port(&claims.ports) {
             spec["healthCheckNodePort"] = json!(port);
             claims.ports.push(port);
@@ -273,6 +242,31 @@ fn allocate(
     } else {
         Err(causes)
     }
+}
+
+/// A port field as the client wrote it (0 when absent or out of range: allocate one).
+fn chosen_port(v: &Value) -> u16 {
+    v.as_u64().and_then(|n| u16::try_from(n).ok()).unwrap_or(0)
+}
+
+/// Claims a node port the client chose (a `nodePort` or the `healthCheckNodePort`); the real server
+/// refuses one that another service, or another port of this one, already holds.
+fn claim_chosen_port(
+    alloc: &ServiceAllocations,
+    key: &ObjectKey,
+    claims: &mut Claims,
+    port: u16,
+    field: impl Into<String>,
+) -> Option<Cause> {
+    if alloc.port_taken(port, key) || claims.ports.contains(&port) {
+        return Some(invalid_value(
+            field,
+            &json!(port),
+            "provided port is already allocated",
+        ));
+    }
+    claims.ports.push(port);
+    None
 }
 
 #[cfg(test)]

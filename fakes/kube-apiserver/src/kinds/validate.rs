@@ -4,7 +4,10 @@ use serde_json::Value;
 
 use super::KindInfo;
 use super::names::{self, check_qualified_name};
-use crate::status::{Cause, invalid_value, required};
+use crate::status::{Cause, invalid_value, not_supported, required};
+
+/// Node taint effects the API accepts.
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
 /// Name, labels and annotations checks; `creating` enables the name rule (names are immutable).
 pub fn metadata(kind: &KindInfo, obj: &Value, creating: bool) -> Vec<Cause> {
@@ -82,12 +85,12 @@ pub fn taints(taints: &Value) -> Vec<Cause> {
         let effect = t["effect"].as_str().unwrap_or_default();
         if effect.is_empty() {
             causes.push(required(format!("spec.taints[{i}].effect")));
-        } else if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect) {
-            causes.push(Cause {
-                reason: "FieldValueNotSupported".into(),
-                message: format!("Unsupported value: {effect:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""),
-                field: format!("spec.taints[{i}].effect"),
-            });
+        } else if !TAINT_EFFECTS.contains(&effect) {
+            causes.push(not_supported(
+                format!("spec.taints[{i}].effect"),
+                effect,
+                TAINT_EFFECTS,
+            ));
         }
         let pair = (key.to_string(), effect.to_string());
         if seen.contains(&pair) {

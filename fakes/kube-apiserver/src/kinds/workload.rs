@@ -6,26 +6,8 @@
 use serde_json::{Value, json};
 
 use super::names::{self, NameRule};
-use crate::status::{Cause, invalid_value, required};
-
-fn set_default(obj: &mut Value, field: &str, value: Value) {
-    if obj[field].is_null() {
-        obj[field] = value;
-    }
-}
-
-fn not_supported(field: String, got: &str, supported: &[&str]) -> Cause {
-    let list = supported
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    Cause {
-        reason: "FieldValueNotSupported".into(),
-        message: format!("Unsupported value: {got:?}: supported values: {list}"),
-        field,
-    }
-}
+use super::set_default;
+use crate::status::{Cause, invalid_value, not_supported, required};
 
 /// Pod spec defaults (`SetDefaults_PodSpec`, `SetDefaults_Container`) for the fields
 /// controllers and kubectl print.
@@ -214,7 +196,7 @@ pub fn prepare_workload(kind: &str, obj: &mut Value, old: Option<&Value>) -> Vec
             && policy != "Always"
         {
             causes.push(not_supported(
-                "spec.template.spec.restartPolicy".into(),
+                "spec.template.spec.restartPolicy",
                 policy,
                 &["Always"],
             ));

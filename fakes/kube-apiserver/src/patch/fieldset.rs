@@ -62,6 +62,23 @@ pub fn leaves(kind: &str, object: &Value) -> BTreeMap<FieldPath, Value> {
     out
 }
 
+/// Walks every field of an object (a struct, or one element of a map-list) one level down.
+fn walk_fields<'a>(
+    kind: &str,
+    map: &'a serde_json::Map<String, Value>,
+    fields: &mut Vec<&'a str>,
+    path: &mut FieldPath,
+    out: &mut BTreeMap<FieldPath, Value>,
+) {
+    for (k, v) in map {
+        fields.push(k);
+        path.push(format!("f:{k}"));
+        walk(kind, v, fields, path, out);
+        path.pop();
+        fields.pop();
+    }
+}
+
 fn walk<'a>(
     kind: &str,
     value: &'a Value,
@@ -70,15 +87,7 @@ fn walk<'a>(
     out: &mut BTreeMap<FieldPath, Value>,
 ) {
     match value {
-        Value::Object(map) if !map.is_empty() => {
-            for (k, v) in map {
-                fields.push(k);
-                path.push(format!("f:{k}"));
-                walk(kind, v, fields, path, out);
-                path.pop();
-                fields.pop();
-            }
-        }
+        Value::Object(map) if !map.is_empty() => walk_fields(kind, map, fields, path, out),
         Value::Array(items) => match list_kind(kind, fields) {
             ListKind::Atomic => {
                 out.insert(path.clone(), value.clone());
@@ -97,13 +106,7 @@ fn walk<'a>(
                     out.insert(path.clone(), Value::Null);
                     path.pop();
                     if let Some(map) = item.as_object() {
-                        for (k, v) in map {
-                            fields.push(k);
-                            path.push(format!("f:{k}"));
-                            walk(kind, v, fields, path, out);
-                            path.pop();
-                            fields.pop();
-                        }
+                        walk_fields(kind, map, fields, path, out);
                     }
                     path.pop();
                 }
