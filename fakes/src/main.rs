@@ -174,8 +174,10 @@ impl ServeArgs {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // Colour codes only on a terminal: logs captured by CI or a supervisor stay plain text.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
                 tracing_subscriber::EnvFilter::new("warn,azure_fakes=info,fake_kube_apiserver=info")
