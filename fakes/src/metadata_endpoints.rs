@@ -92,6 +92,9 @@ impl CloudKind {
     }
 }
 
+/// Environment name of the custom-cloud entry (what azure.json calls an Azure Stack / custom cloud).
+pub const CUSTOM_CLOUD_NAME: &str = "AzureStackCloud";
+
 /// Router serving the document.
 pub fn router(cloud: CloudKind) -> Router {
     Router::new()
@@ -107,7 +110,12 @@ async fn endpoints(
 ) -> Response {
     let base = crate::entra::request_authority(&uri, &headers);
     let document = if query.contains_key("api-version") {
-        json!([environment(cloud, &base)])
+        // Clients pick the entry whose `name` matches their configured cloud: the impersonated
+        // cloud's name for azure.json `cloud: AzurePublicCloud` (etc.) and the custom-cloud name
+        // for `cloud: AzureStackCloud`, both pointing at the fake.
+        let mut custom = environment(cloud, &base);
+        custom["name"] = json!(CUSTOM_CLOUD_NAME);
+        json!([environment(cloud, &base), custom])
     } else {
         legacy(cloud, &base)
     };

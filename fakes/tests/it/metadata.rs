@@ -17,8 +17,18 @@ async fn discovery_document_points_clients_at_the_fake() {
         .unwrap();
     assert_eq!(response.status(), 200, "no auth needed");
     let envs: Value = response.json().await.unwrap();
-    let env = &envs[0];
-    assert_eq!(env["name"], "AzureCloud");
+    let names: Vec<&str> = envs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["AzureCloud", "AzureStackCloud"]);
+    assert_eq!(
+        envs[0]["resourceManager"], envs[1]["resourceManager"],
+        "the custom-cloud entry points at the same fake"
+    );
+    let env = &envs[1];
     assert_eq!(env["resourceManager"], format!("{}/", fake.base));
     let login = env["authentication"]["loginEndpoint"]
         .as_str()
