@@ -9,10 +9,9 @@ use crate::references::{
     self, Ref, apply_backrefs, backref_fields, collection_of, sync_backref_member,
 };
 use crate::resources;
-use crate::store::{Entry, Store, Target, collection_named, find_child_mut};
-use crate::write::addressable;
+use crate::store::{Entry, Store, Target, embedded_children_mut, find_child_mut};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 impl Store {
     /// Registers an entry's references, stores it, updates every back-reference whose source changed.
@@ -30,29 +29,22 @@ impl Store {
         };
         self.index.remove_owner(key);
         self.index.add(key, &refs);
-        for sub in addressable(kind, &doc) {
-            if sub == key_of(doc.get("id").and_then(Value::as_str).unwrap_or_default()) {
-                apply_backrefs(&mut doc, &sub, &self.index);
-                continue;
-            }
-            let Some((coll, name)) = sub
-                .rsplit_once('/')
-                .and_then(|(p, n)| p.rsplit_once('/').map(|(_, c)| (c, n)))
-            else {
-                continue;
-            };
-            if let Some(coll) = collection_named(kind, coll)
-                && let Some(child) = find_child_mut(&mut doc, coll, name)
-            {
+        let own = key_of(doc.get("id").and_then(Value::as_str).unwrap_or_default());
+        apply_backrefs(&mut doc, &own, &self.index);
+        // Each embedded child in place (a lookup by name per child would be quadratic in the child count).
+        for child in embedded_children_mut(&mut doc, kind) {
+            if let Some(sub) = child.get("id").and_then(Value::as_str).map(key_of) {
                 apply_backrefs(child, &sub, &self.index);
             }
         }
         self.addresses.remove_owner(key);
         self.addresses.add(key, kind, &doc, &refs);
+        let new_set: HashSet<&Ref> = refs.iter().collect();
+        let old_set: HashSet<&Ref> = old_refs.iter().collect();
         let changed: Vec<Ref> = refs
             .iter()
-            .filter(|r| !old_refs.contains(r))
-            .chain(old_refs.iter().filter(|r| !refs.contains(r)))
+            .filter(|r| !old_set.contains(r))
+            .chain(old_refs.iter().filter(|r| !new_set.contains(r)))
             .cloned()
             .collect();
         let mut entry = Entry::new(kind, doc, refs);

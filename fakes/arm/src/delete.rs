@@ -9,7 +9,8 @@ use crate::lro::{OpKind, OpStatus};
 use crate::resources;
 use crate::store::{Store, find_child};
 use crate::write::{
-    DeleteOutcome, WriteCtx, addressable, another_operation, embedding_parent, method_not_allowed,
+    DeleteOutcome, WriteCtx, WriteVia, addressable, another_operation, embedding_parent,
+    method_not_allowed,
 };
 use http::StatusCode;
 use serde_json::{Value, json};
@@ -76,7 +77,7 @@ impl Store {
                 &parent_key,
                 doc,
                 &sub,
-                Some(kind),
+                WriteVia::Child(kind),
             )?;
             return Ok(DeleteOutcome {
                 status: if out.op.is_some() {

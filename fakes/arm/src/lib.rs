@@ -40,7 +40,8 @@
 //! polled finish after [`ArmState::set_lro_max_age`] (30 s default). DELETE of a missing resource answers 204. A
 //! write to a resource with a running operation gets 409 `AnotherOperationInProgress` (NRP) / `OperationNotAllowed`
 //! (CRP, resource being deleted); a PUT on a resource with a running PUT supersedes it (old operation `Canceled`
-//! with `CanceledAndSupersededDueToAnotherOperation`, CRP `OperationPreempted`). PATCH replaces the whole tag map.
+//! with `CanceledAndSupersededDueToAnotherOperation`, CRP `OperationPreempted`). PATCH replaces the whole tag map; it
+//! is no PUT, so an NRP PATCH during any running operation gets the 409 (a CRP PATCH preempts like a PUT, [infer]).
 //! A `provisioningState` sent in a PUT body is ignored like any read-only property (the Go SDK echoes GET bodies
 //! back; that real NRP/CRP ignore it rather than answering 400 as the RPC allows is [infer]).
 //!

@@ -31,6 +31,17 @@ pub(crate) struct WriteCtx<'a> {
     pub pre: Preconditions,
 }
 
+/// How a write reaches [`Store::put_entry`]; decides how it meets an operation still running on the resource.
+#[derive(Clone, Copy)]
+pub(crate) enum WriteVia {
+    /// A client PUT of the resource itself: supersedes a running PUT.
+    Put,
+    /// A PATCH: a non-PUT write, so NRP refuses it while any operation runs (CRP still preempts).
+    Patch,
+    /// A PUT or DELETE of this embedded child kind, rewriting its parent: a non-PUT write of the parent.
+    Child(&'static Kind),
+}
+
 /// Result of a PUT/PATCH.
 pub(crate) struct WriteOutcome {
     /// 200 or 201.
@@ -257,7 +268,7 @@ impl Store {
         }
         let key = key_of(&id);
         resources::check_client_writable(self, kind.id, &key)?;
-        self.put_entry(path, kind, &id, &key, body, cx, None)
+        self.put_entry(path, kind, &id, &key, body, cx, WriteVia::Put)
     }
 
     fn put_child(
@@ -318,7 +329,7 @@ impl Store {
             &parent_key,
             parent_doc,
             cx,
-            Some(kind),
+            WriteVia::Child(kind),
         )?;
         let child = find_child(&out.body, coll, &name)
             .cloned()
@@ -344,15 +355,14 @@ impl Store {
         key: &str,
         body: Value,
         cx: &WriteCtx,
-        child_kind: Option<&'static Kind>,
+        via: WriteVia,
     ) -> Result<WriteOutcome, ArmError> {
-        let superseding = self.check_running_op(
-            key,
-            child_kind.unwrap_or(kind),
-            path,
-            child_kind.is_none(),
-            cx,
-        )?;
+        let (op_kind, is_put) = match via {
+            WriteVia::Put => (kind, true),
+            WriteVia::Patch => (kind, false),
+            WriteVia::Child(child) => (child, false),
+        };
+        let superseding = self.check_running_op(key, op_kind, path, is_put, cx)?;
         let existing = self.entries.get(key);
         etag::check(&cx.pre, existing.and_then(Entry::etag), kind.provider, id)?;
         let existed = existing.is_some();
@@ -501,7 +511,7 @@ impl Store {
             fail: cx.fail.clone(),
             pre: cx.pre.clone(),
         };
-        let mut out = self.put_entry(path, kind, &id, &key, merged, &sub, None)?;
+        let mut out = self.put_entry(path, kind, &id, &key, merged, &sub, WriteVia::Patch)?;
         out.status = StatusCode::OK;
         Ok(out)
     }

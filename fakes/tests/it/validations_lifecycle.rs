@@ -363,7 +363,6 @@ async fn scale_set_instance_put_on_put_preempts_the_running_update() {
 
 /// A tags PATCH is no PUT: it must not supersede the create still running (fact sheet 2.11 item 10).
 #[tokio::test]
-#[ignore = "fake-arm divergence: an NRP PATCH during a running PUT supersedes it (200) instead of 409"]
 async fn patch_during_an_operation_gets_another_operation_in_progress() {
     let s = Session::small(&[]).await;
     let pip = s.id(&format!("{PIP}/busy-pip"));

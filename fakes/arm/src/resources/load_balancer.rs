@@ -9,6 +9,7 @@ use crate::kinds::KindId;
 use crate::references::{RefKind, parent_key};
 use crate::store::{Entry, Store, child_collections};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 
 /// Frontend IP configurations per Standard LB.
 const MAX_FRONTENDS_STANDARD: usize = 600;
@@ -191,7 +192,9 @@ pub(crate) fn prepare(
             ),
         ));
     }
-    let mut seen: Vec<(String, String, i64, String)> = Vec::new();
+    // Earlier rules by (frontend, frontend port), in rule order. Rules sharing a key must use disjoint protocols
+    // (else the first clash is refused), so each list holds at most two and the check stays linear overall.
+    let mut seen: HashMap<(String, i64), Vec<(String, String)>> = HashMap::new();
     for r in &rules {
         let rid = r["id"].as_str().unwrap_or_default().to_string();
         let p = &r["properties"];
@@ -253,9 +256,8 @@ pub(crate) fn prepare(
             }
         }
         // [unverified] code and wording: no public NRP response for a duplicate frontend+protocol+port was found.
-        if let Some((other, _, _, _)) = seen.iter().find(|(_, f, port, pr)| {
-            *f == fe && *port == fport && (*pr == proto || *pr == "All" || proto == "All")
-        }) {
+        let earlier = seen.entry((fe, fport)).or_default();
+        if let Some((other, _)) = earlier.iter().find(|(_, pr)| protocols_overlap(pr, &proto)) {
             return Err(bad(
                 "RulesUseSameFrontendIpConfigurationAndPort",
                 format!(
@@ -263,7 +265,7 @@ pub(crate) fn prepare(
                 ),
             ));
         }
-        seen.push((rid, fe, fport, proto));
+        earlier.push((rid, proto));
     }
     check_backend_port_reuse(&rules)?;
     check_outbound_frontends(props)?;
@@ -355,38 +357,56 @@ pub(crate) fn rule_pools(rule: &Value) -> Vec<String> {
 /// Two rules without floating IP may not send the same protocol and backend port to the same pool.
 /// Verified: 400 RulesUseSameBackendPortProtocolAndPool, wording from NRP responses quoted in
 /// MicrosoftDocs/azure-docs issues #94673 and #117762.
+///
+/// Reports the first clashing pair in rule order (smallest first rule, then smallest second rule), found by
+/// grouping rules by (protocol, backend port, pool) instead of comparing every pair.
 fn check_backend_port_reuse(rules: &[Value]) -> Result<(), ArmError> {
     let floating = |r: &Value| r.pointer("/properties/enableFloatingIP") == Some(&json!(true));
-    for (i, a) in rules.iter().enumerate() {
-        if floating(a) {
+    // Rule indices per (protocol, backend port, pool key), ascending because rules are visited in order.
+    let mut groups: HashMap<(String, i64, String), Vec<usize>> = HashMap::new();
+    for (i, r) in rules.iter().enumerate() {
+        if floating(r) {
             continue;
         }
-        let (ap, aport) = (&a["properties"]["protocol"], backend_port(a));
-        for b in rules[i + 1..].iter().filter(|b| !floating(b)) {
-            if b["properties"]["protocol"] != *ap || backend_port(b) != aport {
-                continue;
-            }
-            let pools_b = rule_pools(b);
-            if let Some(pool) = rule_pools(a).into_iter().find(|p| pools_b.contains(p)) {
-                let pool_id = a
-                    .pointer("/properties/backendAddressPool/id")
-                    .and_then(Value::as_str)
-                    .filter(|id| key_of(id) == pool)
-                    .map(String::from)
-                    .unwrap_or(pool);
-                return Err(bad(
-                    "RulesUseSameBackendPortProtocolAndPool",
-                    format!(
-                        "Load balancing rules {} and {} with floating IP disabled use the same protocol {} and backend port {aport}, and must not be used with the same backend address pool {pool_id}.",
-                        a["id"].as_str().unwrap_or_default(),
-                        b["id"].as_str().unwrap_or_default(),
-                        ap.as_str().unwrap_or_default()
-                    ),
-                ));
-            }
+        let proto = r["properties"]["protocol"].to_string();
+        for pool in rule_pools(r) {
+            groups
+                .entry((proto.clone(), backend_port(r), pool))
+                .or_default()
+                .push(i);
         }
     }
-    Ok(())
+    // The first rule of a clashing pair is the smallest index that has a later partner; that index heads every
+    // group it clashes in, so its earliest partner is the smallest second member among those groups.
+    let Some((i, j)) = groups
+        .values()
+        .filter(|g| g.len() > 1)
+        .map(|g| (g[0], g[1]))
+        .min()
+    else {
+        return Ok(());
+    };
+    let (a, b) = (&rules[i], &rules[j]);
+    let pools_b = rule_pools(b);
+    let Some(pool) = rule_pools(a).into_iter().find(|p| pools_b.contains(p)) else {
+        return Ok(());
+    };
+    let pool_id = a
+        .pointer("/properties/backendAddressPool/id")
+        .and_then(Value::as_str)
+        .filter(|id| key_of(id) == pool)
+        .map(String::from)
+        .unwrap_or(pool);
+    Err(bad(
+        "RulesUseSameBackendPortProtocolAndPool",
+        format!(
+            "Load balancing rules {} and {} with floating IP disabled use the same protocol {} and backend port {}, and must not be used with the same backend address pool {pool_id}.",
+            a["id"].as_str().unwrap_or_default(),
+            b["id"].as_str().unwrap_or_default(),
+            a["properties"]["protocol"].as_str().unwrap_or_default(),
+            backend_port(a)
+        ),
+    ))
 }
 
 fn backend_port(rule: &Value) -> i64 {

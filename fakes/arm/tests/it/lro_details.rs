@@ -1,7 +1,8 @@
 //! LRO and verb details against the RPC / recorded behaviour: Retry-After on 201/202 and on Location polls
 //! (and its absence when disabled), the Location poll answering 202 then 204 for a delete, the operation status
-//! body shape, DELETE of a missing resource, PATCH tags replacing the map, a client-sent provisioningState being
-//! ignored, and the provider registration endpoint.
+//! body shape, DELETE of a missing resource, PATCH tags replacing the map, a PATCH during a running PUT
+//! refused with 409 (it is no PUT, so it cannot supersede), a client-sent provisioningState being ignored, and the
+//! provider registration endpoint.
 
 use crate::{Fake, NET, SUB};
 use fake_arm::ArmConfig;
@@ -143,6 +144,52 @@ async fn patch_tags_replaces_the_map_and_client_provisioning_state_is_ignored() 
         (s, v["error"]["code"].as_str()),
         (404, Some("ResourceNotFound"))
     );
+}
+
+#[tokio::test]
+async fn patch_during_a_running_put_is_refused_and_leaves_the_operation_alone() {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 2,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    let pip = Fake::net("rg", "publicIPAddresses/busy-pip");
+    let body = json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}});
+    let (s, h, _) = f.put_raw(&pip, NET, body).await;
+    assert_eq!(s, 201);
+    let op = h["azure-asyncoperation"].to_str().unwrap().to_string();
+    let (s, _, v) = f
+        .send(
+            reqwest::Method::PATCH,
+            &format!("{pip}?{NET}"),
+            Some(json!({"tags":{"a":"b"}})),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (409, Some("AnotherOperationInProgress")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains(&op),
+        "names the running operation: {v}"
+    );
+    let (_, during) = f.get(&pip, NET).await;
+    assert_eq!(during["properties"]["provisioningState"], "Updating");
+    assert!(during.get("tags").is_none(), "{during}");
+    let (status, polls) = f.poll(&op).await;
+    assert_eq!((status["status"].as_str(), polls), (Some("Succeeded"), 3));
+    let (s, _, v) = f
+        .send(
+            reqwest::Method::PATCH,
+            &format!("{pip}?{NET}"),
+            Some(json!({"tags":{"a":"b"}})),
+            &[],
+        )
+        .await;
+    assert_eq!((s, &v["tags"]), (200, &json!({"a":"b"})), "{v}");
 }
 
 #[tokio::test]
