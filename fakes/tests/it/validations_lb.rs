@@ -630,7 +630,6 @@ async fn load_balancer_holds_at_most_1500_rules() {
 /// Fact sheet 2.11 item 6: a VM's NICs cannot span two public LBs (NRP's exact code is unverified, so
 /// only the status is asserted).
 #[tokio::test]
-#[ignore = "fake-arm divergence: a VM whose two NICs sit in two public LBs is accepted"]
 async fn vm_nics_cannot_span_two_public_load_balancers() {
     let s = Session::small(&["--lro-polls", "0"]).await;
     let other_pip = pip(&s, "other-pip", "eastus", "Standard").await;
@@ -674,4 +673,30 @@ async fn vm_nics_cannot_span_two_public_load_balancers() {
         .await;
     assert_eq!(reply.status, 400, "{}", reply.body);
     assert_eq!(s.get(&vm).await.status, 404, "nothing created");
+
+    // The same span reached from the other side: the VM holds both NICs, then one NIC moves into the second LB.
+    let nic_b = json!({"location": "eastus", "properties": {"ipConfigurations": [{"name": "ipconfig1", "properties": {
+        "subnet": {"id": s.id(SUBNET)}}}]}});
+    s.put_ok(&nics[1], nic_b).await;
+    s.put_ok(
+        &vm,
+        json!({"location": "eastus", "properties": {
+            "hardwareProfile": {"vmSize": "Standard_D2s_v3"},
+            "networkProfile": {"networkInterfaces": [
+                {"id": nics[0], "properties": {"primary": true}},
+                {"id": nics[1], "properties": {"primary": false}}]}}}),
+    )
+    .await;
+    let joined = json!({"location": "eastus", "properties": {"ipConfigurations": [{"name": "ipconfig1", "properties": {
+        "subnet": {"id": s.id(SUBNET)},
+        "loadBalancerBackendAddressPools": [{"id": s.id(&format!("{LB}/other-public/backendAddressPools/pool"))}]}}]}});
+    let reply = s.send(Method::PUT, &nics[1], Some(joined)).await;
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    let stored = s.get(&nics[1]).await.body;
+    assert!(
+        stored
+            .pointer("/properties/ipConfigurations/0/properties/loadBalancerBackendAddressPools")
+            .is_none_or(|p| p.as_array().is_some_and(Vec::is_empty)),
+        "the refused NIC PUT changed nothing: {stored}"
+    );
 }

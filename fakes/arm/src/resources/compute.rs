@@ -221,8 +221,13 @@ pub(crate) fn validate_vm_references(
             _ => {}
         }
     }
-    let _ = doc;
-    Ok(())
+    let nics: Vec<String> = refs
+        .iter()
+        .filter(|r| r.kind == RefKind::VmOfNic)
+        .map(|r| key_of(&r.to))
+        .collect();
+    let vm_id = doc["id"].as_str().unwrap_or(key);
+    super::nic_load_balancers::check_vm_nics(store, vm_id, &nics, None)
 }
 
 fn instance_keys(store: &Store, vmss_key: &str) -> Vec<(u64, String)> {

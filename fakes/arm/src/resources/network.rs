@@ -202,7 +202,7 @@ pub(crate) fn validate_nic_references(
         seen_pips.push(key_of(&r.to));
         check_single_pip_user(store, key, &r.to, &r.from)?;
     }
-    super::nic_load_balancers::validate(store, doc)
+    super::nic_load_balancers::validate(store, key, doc)
 }
 
 /// Prepares a route table document.

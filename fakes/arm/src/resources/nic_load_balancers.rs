@@ -9,7 +9,7 @@
 use super::load_balancer::rule_pools;
 use crate::error::ArmError;
 use crate::id::key_of;
-use crate::references::parent_key;
+use crate::references::{RefKind, parent_key};
 use crate::store::Store;
 use serde_json::Value;
 
@@ -144,20 +144,7 @@ fn lb_display(store: &Store, lb_key: &str) -> String {
 fn check_one_lb_per_type(store: &Store, nic: &Value) -> Result<(), ArmError> {
     let nic_id = nic["id"].as_str().unwrap_or_default();
     let mut by_type: [Vec<String>; 2] = [Vec::new(), Vec::new()];
-    for ipc in nic
-        .pointer("/properties/ipConfigurations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for pool_id in ids(ipc, "loadBalancerBackendAddressPools") {
-            let lb = parent_key(pool_id);
-            let slot = &mut by_type[usize::from(lb_is_internal(store, &lb))];
-            if !slot.contains(&lb) {
-                slot.push(lb);
-            }
-        }
-    }
+    add_lbs_by_type(store, nic, &mut by_type);
     let [public, internal] = by_type;
     if public.len() > 1 {
         let list: Vec<String> = public.iter().map(|k| lb_display(store, k)).collect();
@@ -182,8 +169,86 @@ fn check_one_lb_per_type(store: &Store, nic: &Value) -> Result<(), ArmError> {
     Ok(())
 }
 
+/// Adds the keys of the load balancers whose pools `nic` joins to `by_type` (`[public, internal]`), each once.
+fn add_lbs_by_type(store: &Store, nic: &Value, by_type: &mut [Vec<String>; 2]) {
+    for ipc in nic
+        .pointer("/properties/ipConfigurations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for pool_id in ids(ipc, "loadBalancerBackendAddressPools") {
+            let lb = parent_key(pool_id);
+            let slot = &mut by_type[usize::from(lb_is_internal(store, &lb))];
+            if !slot.contains(&lb) {
+                slot.push(lb);
+            }
+        }
+    }
+}
+
+/// A VM's NICs together may not join two public load balancers (fact sheet 2.11 item 6).
+///
+/// The check itself is documented NRP/CRP behaviour; its code and wording are [unverified], so the generic
+/// `InvalidParameter` envelope is used, as the fact sheet's open points advise.
+/// `pending` is a NIC document being written (key and body), used instead of its stored version.
+pub(crate) fn check_vm_nics(
+    store: &Store,
+    vm_id: &str,
+    nic_keys: &[String],
+    pending: Option<(&str, &Value)>,
+) -> Result<(), ArmError> {
+    let mut by_type: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    for key in nic_keys {
+        let nic = match pending {
+            Some((k, doc)) if k == key => Some(doc),
+            _ => store.object(key),
+        };
+        if let Some(nic) = nic {
+            add_lbs_by_type(store, nic, &mut by_type);
+        }
+    }
+    let public = &by_type[0];
+    if public.len() > 1 {
+        let list: Vec<String> = public.iter().map(|k| lb_display(store, k)).collect();
+        return Err(ArmError::invalid_parameter(
+            format!(
+                "Virtual machine {vm_id} has network interfaces in more than one public load balancer: {}. A virtual machine's network interfaces may reference at most one public load balancer.",
+                list.join(", ")
+            ),
+            "properties.networkProfile.networkInterfaces",
+        ));
+    }
+    Ok(())
+}
+
+/// The VM-level check for a NIC being written while attached to a VM: the VM's NICs, this one as written.
+fn check_owning_vm(store: &Store, nic_key: &str, nic: &Value) -> Result<(), ArmError> {
+    let Some(vm_key) = store
+        .index
+        .incoming(nic_key)
+        .find(|(_, r)| r.kind == RefKind::VmOfNic)
+        .map(|(owner, _)| owner.clone())
+    else {
+        return Ok(());
+    };
+    let Some(vm) = store.object(&vm_key) else {
+        return Ok(());
+    };
+    let nic_keys: Vec<String> = vm
+        .pointer("/properties/networkProfile/networkInterfaces")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.get("id").and_then(Value::as_str))
+        .map(key_of)
+        .collect();
+    let vm_id = vm["id"].as_str().unwrap_or(&vm_key);
+    check_vm_nics(store, vm_id, &nic_keys, Some((nic_key, nic)))
+}
+
 /// All load-balancer checks of a NIC document being written, in NRP's (inferred) order.
-pub(crate) fn validate(store: &Store, nic: &Value) -> Result<(), ArmError> {
+pub(crate) fn validate(store: &Store, nic_key: &str, nic: &Value) -> Result<(), ArmError> {
     for ipc in nic
         .pointer("/properties/ipConfigurations")
         .and_then(Value::as_array)
@@ -192,5 +257,6 @@ pub(crate) fn validate(store: &Store, nic: &Value) -> Result<(), ArmError> {
     {
         check_backend_ports(store, ipc)?;
     }
-    check_one_lb_per_type(store, nic)
+    check_one_lb_per_type(store, nic)?;
+    check_owning_vm(store, nic_key, nic)
 }
