@@ -354,7 +354,7 @@ async fn rate_limit_is_per_vm() {
     );
     let (status, _) = f
         .get(
-            "k8s-agentpool-0-0",
+            "k8s-master-0-0",
             "instance/compute?api-version=2021-10-01",
             true,
         )
@@ -460,4 +460,34 @@ async fn managed_identity_tokens_validate_with_the_shared_issuer() {
         (400, Some("invalid_request"))
     );
     f.server.shutdown().await.unwrap();
+}
+
+/// The transport rules hold on the per-VM IMDS the binary serves too, not only on the router alone.
+#[tokio::test]
+async fn transport_rules_through_the_binary() {
+    let fake = crate::support::Fake::start(&[]);
+    let url = |query: &str| fake.url(&format!("/imds/k8s-master-0/metadata/instance{query}"));
+    let get = |url: String, metadata: bool| {
+        let mut request = fake.http.get(url);
+        if metadata {
+            request = request.header("Metadata", "true");
+        }
+        async move { request.send().await.unwrap() }
+    };
+    let ok = get(url("?api-version=2021-10-01"), true).await;
+    assert_eq!(ok.status(), 200);
+    let body: Value = ok.json().await.unwrap();
+    assert_eq!(body["compute"]["name"], "k8s-master-0", "{body}");
+    assert_eq!(
+        get(url("?api-version=2021-10-01"), false).await.status(),
+        400
+    );
+    let missing = get(url(""), true).await;
+    assert_eq!(missing.status(), 400);
+    let body: Value = missing.json().await.unwrap();
+    assert!(body["newest-versions"].is_array(), "{body}");
+    assert_eq!(
+        get(url("?api-version=1999-01-01"), true).await.status(),
+        400
+    );
 }

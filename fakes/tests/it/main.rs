@@ -6,6 +6,7 @@ mod admin;
 mod arm;
 mod auth;
 mod cli;
+mod entra;
 mod faults;
 mod imds;
 mod journal;

@@ -1,6 +1,7 @@
-//! Model-based property test: random create/update/delete sequences through the programmatic API never
-//! leave a dangling reference and never delete a resource something still references (including the NIC a
-//! private link service owns, which goes only with its service).
+//! Model-based property test: random create/update/delete sequences never leave a dangling reference and never
+//! delete a resource something still references (including the NIC a private link service owns, which goes only with
+//! its service). The sequences run twice: through the programmatic API (many cases, cheap) and as HTTPS requests to
+//! the router with every long-running operation polled to its end, as an ARM client sends them (fewer cases).
 
 use crate::Fake;
 use fake_arm::{ArmConfig, ArmState};
@@ -127,11 +128,11 @@ fn collect_ids(v: &Value, out: &mut Vec<String>, nested: bool) {
     }
 }
 
-fn apply(state: &ArmState, model: &mut Model, op: &Op) {
+fn apply(arm: &dyn Writes, state: &ArmState, model: &mut Model, op: &Op) {
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     match op {
         Op::PutPip(i) => {
-            let r = state.put(&id(Res::Pip(*i)), json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}}));
+            let r = arm.put(&id(Res::Pip(*i)), json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}}));
             assert!(r.is_ok(), "{r:?}");
             model.refs.entry(Res::Pip(*i)).or_default();
         }
@@ -142,7 +143,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
                 }
                 None => json!({"name":"fe","properties":{"subnet":{"id":subnet}}}),
             };
-            let r = state.put(&id(Res::Lb(*i)), json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[fe],"backendAddressPools":[{"name":"pool"}]}}));
+            let r = arm.put(&id(Res::Lb(*i)), json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[fe],"backendAddressPools":[{"name":"pool"}]}}));
             let pip_ok = pip.is_none_or(|p| {
                 model.refs.contains_key(&Res::Pip(p))
                     && !model
@@ -166,7 +167,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
             if let Some(p) = pip {
                 ipc["properties"]["publicIPAddress"] = json!({"id": id(Res::Pip(*p))});
             }
-            let r = state.put(
+            let r = arm.put(
                 &id(Res::Nic(*i)),
                 json!({"location":"eastus","properties":{"ipConfigurations":[ipc]}}),
             );
@@ -188,8 +189,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
         }
         Op::PutNsg(i) => {
             assert!(
-                state
-                    .put(&id(Res::Nsg(*i)), json!({"location":"eastus"}))
+                arm.put(&id(Res::Nsg(*i)), json!({"location":"eastus"}))
                     .is_ok()
             );
             model.refs.entry(Res::Nsg(*i)).or_default();
@@ -199,7 +199,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
             if let Some(n) = n {
                 props["networkSecurityGroup"] = json!({"id": id(Res::Nsg(*n))});
             }
-            let r = state.put(&subnet, json!({"properties": props}));
+            let r = arm.put(&subnet, json!({"properties": props}));
             let ok = n.is_none_or(|n| model.refs.contains_key(&Res::Nsg(n)));
             assert_eq!(r.is_ok(), ok, "{op:?} -> {r:?}");
             if r.is_ok() {
@@ -218,7 +218,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
             if let Some(g) = nsg {
                 nic["properties"]["networkSecurityGroup"] = json!({"id": id(Res::Nsg(*g))});
             }
-            let r = state.put(
+            let r = arm.put(
                 &id(Res::Vmss(*i)),
                 json!({"location":"eastus","sku":{"name":"Standard_D2s_v3","capacity":capacity},"properties":{
                     "orchestrationMode":"Uniform","upgradePolicy":{"mode":"Automatic"},
@@ -245,7 +245,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
         Op::PutPls(i, l) => {
             let fe = format!("{}/frontendIPConfigurations/fe", id(Res::Lb(*l)));
             let pls_subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/pls");
-            let r = state.put(
+            let r = arm.put(
                 &id(Res::Pls(*i)),
                 json!({"location":"eastus","properties":{"loadBalancerFrontendIpConfigurations":[{"id":fe}],
                     "ipConfigurations":[{"name":"nat","properties":{"subnet":{"id":pls_subnet}}}]}}),
@@ -263,7 +263,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
         Op::Delete(Res::PlsNic(i)) => {
             if model.refs.contains_key(&Res::Pls(*i)) {
                 let pls = state.get(&id(Res::Pls(*i))).unwrap();
-                let r = state.delete(pls_nic(&pls));
+                let r = arm.delete(pls_nic(&pls));
                 assert!(r.is_err(), "deleted the NIC of pls{i} on its own");
             }
         }
@@ -272,7 +272,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
                 .get(&id(Res::Pls(*i)))
                 .ok()
                 .map(|p| pls_nic(&p).to_string());
-            assert!(state.delete(&id(Res::Pls(*i))).is_ok());
+            assert!(arm.delete(&id(Res::Pls(*i))).is_ok());
             model.refs.remove(&Res::Pls(*i));
             if let Some(nic) = nic {
                 assert!(state.get(&nic).is_err(), "the NIC goes with its PLS");
@@ -280,7 +280,7 @@ fn apply(state: &ArmState, model: &mut Model, op: &Op) {
         }
         Op::Delete(res) => {
             let exists = model.refs.contains_key(res);
-            let r = state.delete(&id(*res));
+            let r = arm.delete(&id(*res));
             if exists && model.referenced(*res) {
                 assert!(r.is_err(), "deleted in-use {res:?}");
             } else {
@@ -297,17 +297,121 @@ fn pls_nic(pls: &Value) -> &str {
         .unwrap_or_default()
 }
 
+/// Where a sequence's writes go; failures carry the status and error for the assertion messages.
+trait Writes {
+    fn put(&self, id: &str, body: Value) -> Result<Value, String>;
+    fn delete(&self, id: &str) -> Result<(), String>;
+}
+
+impl Writes for ArmState {
+    fn put(&self, id: &str, body: Value) -> Result<Value, String> {
+        ArmState::put(self, id, body).map_err(|e| format!("{e:?}"))
+    }
+
+    fn delete(&self, id: &str) -> Result<(), String> {
+        ArmState::delete(self, id).map_err(|e| format!("{e:?}"))
+    }
+}
+
+/// HTTPS requests to a served fake, each write's operation polled to its end before the next request.
+struct OverHttps {
+    rt: tokio::runtime::Runtime,
+    fake: Fake,
+}
+
+fn api_of(id: &str) -> &'static str {
+    if id.contains("/Microsoft.Compute/") {
+        crate::CMP
+    } else {
+        crate::NET
+    }
+}
+
+impl OverHttps {
+    /// Polls the operation a write answered with (if any) and fails unless it succeeded.
+    async fn settle(&self, headers: &reqwest::header::HeaderMap) -> Result<(), String> {
+        let Some(op) = headers
+            .get("azure-asyncoperation")
+            .and_then(|o| o.to_str().ok())
+        else {
+            return Ok(());
+        };
+        let (status, _) = self.fake.poll(op).await;
+        if status["status"] == "Succeeded" {
+            Ok(())
+        } else {
+            Err(format!("operation ended {status}"))
+        }
+    }
+}
+
+impl Writes for OverHttps {
+    fn put(&self, id: &str, body: Value) -> Result<Value, String> {
+        self.rt.block_on(async {
+            let (status, headers, reply) = self.fake.put_raw(id, api_of(id), body).await;
+            if !(200..300).contains(&status) {
+                return Err(format!("{status} {reply}"));
+            }
+            self.settle(&headers).await?;
+            let (status, now) = self.fake.get(id, api_of(id)).await;
+            assert_eq!(status, 200, "GET after a successful PUT: {now}");
+            Ok(now)
+        })
+    }
+
+    fn delete(&self, id: &str) -> Result<(), String> {
+        self.rt.block_on(async {
+            let (status, headers, reply) = self
+                .fake
+                .send(
+                    reqwest::Method::DELETE,
+                    &format!("{id}?{}", api_of(id)),
+                    None,
+                    &[],
+                )
+                .await;
+            if !(200..300).contains(&status) {
+                return Err(format!("{status} {reply}"));
+            }
+            self.settle(&headers).await
+        })
+    }
+}
+
+/// The resource group and VNet every sequence starts from.
+fn seed(state: &ArmState) {
+    state
+        .put(&Fake::rg_path("rg"), json!({"location":"eastus"}))
+        .unwrap();
+    state.put(&Fake::net("rg", "virtualNetworks/vnet"), json!({"location":"eastus","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"nodes","properties":{"addressPrefix":"10.0.0.0/24"}},
+        {"name":"pls","properties":{"addressPrefix":"10.0.1.0/24","privateLinkServiceNetworkPolicies":"Disabled"}}]}})).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #[test]
+    fn random_sequences_over_https_keep_references_intact(ops in proptest::collection::vec(op(), 1..30)) {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let fake = rt.block_on(Fake::start(ArmConfig::default()));
+        seed(&fake.state);
+        let arm = OverHttps { rt, fake };
+        let mut model = Model::default();
+        for op in &ops {
+            apply(&arm, &arm.fake.state, &mut model, op);
+            every_reference_resolves(&arm.fake.state);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
     #[test]
     fn random_sequences_keep_references_intact(ops in proptest::collection::vec(op(), 1..30)) {
         let state = ArmState::new(ArmConfig::default());
-        state.put(&Fake::rg_path("rg"), json!({"location":"eastus"})).unwrap();
-        state.put(&Fake::net("rg", "virtualNetworks/vnet"), json!({"location":"eastus","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"nodes","properties":{"addressPrefix":"10.0.0.0/24"}},
-            {"name":"pls","properties":{"addressPrefix":"10.0.1.0/24","privateLinkServiceNetworkPolicies":"Disabled"}}]}})).unwrap();
+        seed(&state);
         let mut model = Model::default();
         for op in &ops {
-            apply(&state, &mut model, op);
+            apply(&state, &state, &mut model, op);
             every_reference_resolves(&state);
         }
         // Snapshot round trip keeps everything.
