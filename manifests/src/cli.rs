@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::cidr::Cidr;
-use crate::options::{AuthMode, Images, Mode, Options};
+use crate::options::{AuthMode, Images, Mode, NodeIpam, Options};
 use crate::version::{self, KubeVersion};
 
 /// `harness manifests ...`.
@@ -55,24 +55,30 @@ pub struct GenerateArgs {
     /// Manage the Azure route table (kubenet). Off for Azure CNI.
     #[arg(long, default_value_t = false, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub configure_cloud_routes: bool,
+    /// With --configure-cloud-routes: who allocates node pod CIDRs (default out-of-tree:
+    /// cloud-controller-manager, as upstream deploys it; in-tree: kube-controller-manager).
+    #[arg(long, value_enum)]
+    pub node_ipam: Option<NodeIpam>,
     /// ARM authentication.
     #[arg(long, value_enum, default_value_t = AuthMode::ManagedIdentity)]
     pub auth: AuthMode,
     /// cloud-controller-manager replicas (1-5).
     #[arg(long, default_value_t = 1)]
     pub replicas: u16,
-    /// Emit a LeaderMigrationConfiguration and wire it into KCM (in-tree) or CCM (out-of-tree).
+    /// Emit a LeaderMigrationConfiguration and wire it into KCM (in-tree 1.27-1.29) or CCM
+    /// (out-of-tree 1.27-1.30). The upstream Azure CCM ignores it: see the file headers.
     #[arg(long)]
     pub leader_migration: bool,
     /// Registry of the Kubernetes control-plane images.
-    #[arg(long, default_value = "registry.k8s.io")]
+    #[arg(long, default_value = crate::options::DEFAULT_KUBERNETES_REGISTRY)]
     pub kubernetes_registry: String,
     /// Tag of the control-plane images (default v<version>.0).
     #[arg(long)]
     pub kubernetes_tag: Option<String>,
-    /// Registry of the cloud-controller-manager and cloud-node-manager images.
-    #[arg(long, default_value = "mcr.microsoft.com/oss/kubernetes")]
-    pub cloud_provider_registry: String,
+    /// Registry of the cloud-controller-manager and cloud-node-manager images (default:
+    /// mcr.microsoft.com/oss/kubernetes up to 1.31, mcr.microsoft.com/oss/v2/kubernetes from 1.32).
+    #[arg(long)]
+    pub cloud_provider_registry: Option<String>,
     /// Tag of the cloud-provider images (default v<version>.0).
     #[arg(long)]
     pub cloud_provider_tag: Option<String>,
@@ -116,6 +122,7 @@ impl GenerateArgs {
         }
         o.cluster_name = self.cluster_name.clone();
         o.configure_cloud_routes = self.configure_cloud_routes;
+        o.node_ipam = self.node_ipam;
         o.auth = self.auth;
         o.replicas = self.replicas;
         o.leader_migration = self.leader_migration;

@@ -44,6 +44,46 @@ impl AuthMode {
     }
 }
 
+/// Which controller-manager allocates pod CIDRs to Nodes (`--allocate-node-cidrs=true`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NodeIpam {
+    /// The CCM's own node-ipam controller (anchor example and Helm chart; migration.md scenario 2).
+    CloudControllerManager,
+    /// kube-controller-manager's nodeipam controller, as in the in-tree cluster.
+    KubeControllerManager,
+}
+
+impl NodeIpam {
+    /// CLI spelling.
+    pub const fn cli_name(self) -> &'static str {
+        match self {
+            NodeIpam::CloudControllerManager => "cloud-controller-manager",
+            NodeIpam::KubeControllerManager => "kube-controller-manager",
+        }
+    }
+}
+
+/// Default registry of the control-plane images.
+pub const DEFAULT_KUBERNETES_REGISTRY: &str = "registry.k8s.io";
+/// Registry of the cloud-provider images up to Kubernetes 1.31 (frozen: no new tags after v1.34.3).
+pub const CLOUD_PROVIDER_REGISTRY_LEGACY: &str = "mcr.microsoft.com/oss/kubernetes";
+/// Registry of the cloud-provider images from Kubernetes 1.32 (Dalec builds).
+pub const CLOUD_PROVIDER_REGISTRY_V2: &str = "mcr.microsoft.com/oss/v2/kubernetes";
+/// First minor whose cloud-provider images default to [`CLOUD_PROVIDER_REGISTRY_V2`].
+pub const CLOUD_PROVIDER_REGISTRY_V2_FROM: u32 = 32;
+
+/// Default cloud-provider registry for a version. Follows the upstream Helm chart: images moved
+/// to `oss/v2` (cloud-provider-azure#9792), the chart defaults to `oss/kubernetes` below 1.32 and
+/// to `oss/v2/kubernetes` from 1.32 (cloud-provider-azure#9821, #9843: v1.31 tags do not exist on
+/// `oss/v2`); the old path stopped at v1.34.3, so 1.35+ exist only on `oss/v2`.
+pub fn default_cloud_provider_registry(version: KubeVersion) -> &'static str {
+    if version.at_least(CLOUD_PROVIDER_REGISTRY_V2_FROM) {
+        CLOUD_PROVIDER_REGISTRY_V2
+    } else {
+        CLOUD_PROVIDER_REGISTRY_LEGACY
+    }
+}
+
 /// Image locations; tags default to the Kubernetes minor (`v1.N.0`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Images {
@@ -51,8 +91,8 @@ pub struct Images {
     pub kubernetes_registry: String,
     /// Tag of the control-plane images.
     pub kubernetes_tag: Option<String>,
-    /// Registry of cloud-controller-manager and cloud-node-manager.
-    pub cloud_provider_registry: String,
+    /// Registry of cloud-controller-manager and cloud-node-manager (None: by version).
+    pub cloud_provider_registry: Option<String>,
     /// Tag of the cloud-provider images.
     pub cloud_provider_tag: Option<String>,
 }
@@ -60,9 +100,9 @@ pub struct Images {
 impl Default for Images {
     fn default() -> Self {
         Self {
-            kubernetes_registry: "registry.k8s.io".to_string(),
+            kubernetes_registry: DEFAULT_KUBERNETES_REGISTRY.to_string(),
             kubernetes_tag: None,
-            cloud_provider_registry: "mcr.microsoft.com/oss/kubernetes".to_string(),
+            cloud_provider_registry: None,
             cloud_provider_tag: None,
         }
     }
@@ -83,6 +123,8 @@ pub struct Options {
     pub service_cidrs: Vec<Cidr>,
     /// kubenet-style Azure route table managed by the route controller.
     pub configure_cloud_routes: bool,
+    /// Who allocates pod CIDRs when routes are on (None: the CCM out-of-tree, KCM in-tree).
+    pub node_ipam: Option<NodeIpam>,
     /// Image locations.
     pub images: Images,
     /// CCM replicas (more than one = HA).
@@ -115,6 +157,14 @@ pub enum OptionsError {
         /// Requested version.
         version: KubeVersion,
     },
+    /// Leader migration asked for where no in-tree kube-controller-manager can take part.
+    #[error(
+        "--leader-migration is not possible with --mode out-of-tree --kubernetes-version {version}: leader migration hands the cloud controllers from an in-tree kube-controller-manager (version N, at most 1.29: the in-tree Azure provider was deleted in 1.30) to the cloud-controller-manager (version N+1), so no 1.31+ cluster has a partner for it. Accepted: --leader-migration with --mode in-tree --kubernetes-version 1.27 to 1.29, or --mode out-of-tree --kubernetes-version 1.27 to 1.30; or drop --leader-migration and stop every in-tree kube-controller-manager before the first cloud-controller-manager starts"
+    )]
+    LeaderMigrationWithoutInTree {
+        /// Requested version.
+        version: KubeVersion,
+    },
     /// Workload identity needs the out-of-tree CCM.
     #[error(
         "--auth workload-identity needs --mode out-of-tree: the in-tree provider runs in static pods that read the node's azure.json and cannot use a projected token. Accepted with --mode in-tree: managed-identity, service-principal"
@@ -143,6 +193,7 @@ impl Options {
             cluster_cidrs: vec![parse_default(DEFAULT_CLUSTER_CIDR_V4)],
             service_cidrs: vec![parse_default(DEFAULT_SERVICE_CIDR_V4)],
             configure_cloud_routes: false,
+            node_ipam: None,
             images: Images::default(),
             replicas: 1,
             leader_migration: false,
@@ -176,6 +227,25 @@ impl Options {
             .unwrap_or_else(|| format!("v{}.0", self.version))
     }
 
+    /// Registry of the cloud-provider images (given, or the default for the version).
+    pub fn cloud_provider_registry(&self) -> &str {
+        self.images
+            .cloud_provider_registry
+            .as_deref()
+            .unwrap_or_else(|| default_cloud_provider_registry(self.version))
+    }
+
+    /// Who allocates node pod CIDRs, or None when nobody does (routes off: Azure CNI).
+    pub fn node_ipam_owner(&self) -> Option<NodeIpam> {
+        if !self.configure_cloud_routes {
+            return None;
+        }
+        Some(self.node_ipam.unwrap_or(match self.mode {
+            Mode::InTree => NodeIpam::KubeControllerManager,
+            Mode::OutOfTree => NodeIpam::CloudControllerManager,
+        }))
+    }
+
     /// Tag of the cloud-provider images (anchor minor == Kubernetes minor).
     pub fn cloud_provider_tag(&self) -> String {
         self.images
@@ -194,6 +264,13 @@ impl Options {
         if self.mode == Mode::InTree && self.auth == AuthMode::WorkloadIdentity {
             return Err(OptionsError::WorkloadIdentityInTree);
         }
+        // migration.md 5: in-tree Azure ends at 1.29, so the last N -> N+1 pair is 1.29 -> 1.30.
+        if self.mode == Mode::OutOfTree && self.leader_migration && self.version.at_least(31) {
+            return Err(OptionsError::LeaderMigrationWithoutInTree {
+                version: self.version,
+            });
+        }
+        self.check_node_ipam()?;
         let name_ok = !self.cluster_name.is_empty()
             && self.cluster_name.len() <= 63
             && self
@@ -221,15 +298,35 @@ impl Options {
             return Err(invalid("--replicas", &self.replicas.to_string(), "1 to 5"));
         }
         check_registry("--kubernetes-registry", &self.images.kubernetes_registry)?;
-        check_registry(
-            "--cloud-provider-registry",
-            &self.images.cloud_provider_registry,
-        )?;
+        check_registry("--cloud-provider-registry", self.cloud_provider_registry())?;
         check_tag("--kubernetes-tag", self.images.kubernetes_tag.as_deref())?;
         check_tag(
             "--cloud-provider-tag",
             self.images.cloud_provider_tag.as_deref(),
         )?;
+        Ok(())
+    }
+}
+
+impl Options {
+    fn check_node_ipam(&self) -> Result<(), OptionsError> {
+        let Some(asked) = self.node_ipam else {
+            return Ok(());
+        };
+        if !self.configure_cloud_routes {
+            return Err(invalid(
+                "--node-ipam",
+                asked.cli_name(),
+                "only together with --configure-cloud-routes (kubenet); without routes no controller allocates pod CIDRs",
+            ));
+        }
+        if self.mode == Mode::InTree && asked == NodeIpam::CloudControllerManager {
+            return Err(invalid(
+                "--node-ipam",
+                asked.cli_name(),
+                "kube-controller-manager with --mode in-tree (there is no cloud-controller-manager); cloud-controller-manager or kube-controller-manager with --mode out-of-tree",
+            ));
+        }
         Ok(())
     }
 }
@@ -325,6 +422,64 @@ mod tests {
             text.contains("1.27 to 1.29") && text.contains("kubernetes#122857"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn leader_migration_out_of_tree_only_up_to_1_30() {
+        let mut o = Options::new(Mode::OutOfTree, v(30));
+        o.leader_migration = true;
+        assert!(o.validate().is_ok());
+        o.version = v(31);
+        let err = o.validate().unwrap_err();
+        assert_eq!(
+            err,
+            OptionsError::LeaderMigrationWithoutInTree { version: v(31) }
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with("--leader-migration")
+                && text.contains("--mode in-tree --kubernetes-version 1.27 to 1.29")
+                && text.contains("--mode out-of-tree --kubernetes-version 1.27 to 1.30"),
+            "{text}"
+        );
+        let mut in_tree = Options::new(Mode::InTree, v(29));
+        in_tree.leader_migration = true;
+        assert!(in_tree.validate().is_ok());
+    }
+
+    #[test]
+    fn node_ipam_owner_follows_mode_routes_and_choice() {
+        let mut o = Options::new(Mode::OutOfTree, v(33));
+        assert_eq!(o.node_ipam_owner(), None);
+        o.configure_cloud_routes = true;
+        assert_eq!(o.node_ipam_owner(), Some(NodeIpam::CloudControllerManager));
+        o.node_ipam = Some(NodeIpam::KubeControllerManager);
+        assert_eq!(o.node_ipam_owner(), Some(NodeIpam::KubeControllerManager));
+        assert!(o.validate().is_ok());
+        o.configure_cloud_routes = false;
+        assert!(refusal(&o).starts_with("--node-ipam"));
+        let mut i = Options::new(Mode::InTree, v(28));
+        i.configure_cloud_routes = true;
+        assert_eq!(i.node_ipam_owner(), Some(NodeIpam::KubeControllerManager));
+        i.node_ipam = Some(NodeIpam::CloudControllerManager);
+        assert!(refusal(&i).contains("--mode out-of-tree"));
+    }
+
+    #[test]
+    fn cloud_provider_registry_moves_to_oss_v2_at_1_32() {
+        let reg = |minor| {
+            Options::new(Mode::OutOfTree, v(minor))
+                .cloud_provider_registry()
+                .to_string()
+        };
+        assert_eq!(reg(31), "mcr.microsoft.com/oss/kubernetes");
+        assert_eq!(reg(32), "mcr.microsoft.com/oss/v2/kubernetes");
+        assert_eq!(reg(36), "mcr.microsoft.com/oss/v2/kubernetes");
+        let mut o = Options::new(Mode::OutOfTree, v(36));
+        o.images.cloud_provider_registry = Some("myacr.azurecr.io/k8s".into());
+        assert_eq!(o.cloud_provider_registry(), "myacr.azurecr.io/k8s");
+        o.images.cloud_provider_registry = Some("bad/".into());
+        assert!(refusal(&o).starts_with("--cloud-provider-registry"));
     }
 
     #[test]

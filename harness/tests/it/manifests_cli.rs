@@ -174,25 +174,31 @@ fn lint_flags_in_tree_examples_for_1_30() {
 }
 
 /// The snapshot versions of each mode: every generated manifest passes `harness manifests lint`
-/// for the version it was generated for.
+/// for the version it was generated for. Leader migration is only accepted where an in-tree
+/// kube-controller-manager can take part (in-tree, or out-of-tree up to 1.30).
 #[test]
 fn generated_manifests_pass_the_lint_for_their_version() {
-    let cases = [
-        ("in-tree", "1.27"),
-        ("in-tree", "1.28"),
-        ("in-tree", "1.29"),
-        ("out-of-tree", "1.27"),
-        ("out-of-tree", "1.29"),
-        ("out-of-tree", "1.33"),
+    let lm: &[&str] = &["--leader-migration"];
+    let routes: &[&str] = &["--configure-cloud-routes", "--leader-migration"];
+    let cases: [(&str, &str, &[&str]); 7] = [
+        ("in-tree", "1.27", lm),
+        ("in-tree", "1.28", routes),
+        ("in-tree", "1.29", &[]),
+        ("out-of-tree", "1.27", lm),
+        ("out-of-tree", "1.30", routes),
+        ("out-of-tree", "1.34", &[]),
+        (
+            "out-of-tree",
+            "1.36",
+            &["--configure-cloud-routes", "--dual-stack"],
+        ),
     ];
-    for (mode, version) in cases {
+    for (mode, version, extra) in cases {
         let scratch = Scratch::new(&format!("manifests-lint-{mode}-{version}"));
         let out = scratch.0.join("out");
-        let names = generated_names(
-            mode,
-            &out,
-            &["--kubernetes-version", version, "--leader-migration"],
-        );
+        let mut args = vec!["--kubernetes-version", version];
+        args.extend_from_slice(extra);
+        let names = generated_names(mode, &out, &args);
         // Everything with a command line or kubelet settings; azure.json, the credential
         // provider config and the leader-migration config carry no flags.
         let files: Vec<String> = names
@@ -235,6 +241,8 @@ fn generate_help_lists_modes_auth_modes_and_the_version_range() {
         "--cluster-cidr",
         "--leader-migration",
         "--replicas",
+        "--node-ipam",
+        "oss/v2/kubernetes",
     ] {
         assert!(help.contains(needle), "help lacks {needle}:\n{help}");
     }
@@ -265,6 +273,94 @@ fn bad_options_name_the_option_and_the_accepted_values() {
     ];
     for (extra, needles) in cases {
         let run = generate("out-of-tree", &out, extra);
+        assert!(!run.status.success(), "{extra:?} was accepted");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        for needle in needles {
+            assert!(
+                stderr.contains(needle),
+                "{extra:?}: `{needle}` missing in:\n{stderr}"
+            );
+        }
+        assert!(!out.exists(), "{extra:?} wrote files");
+    }
+}
+
+#[test]
+fn lint_accepts_a_kubelet_configuration_with_feature_gates() {
+    let scratch = Scratch::new("manifests-lint-kubelet-config");
+    let file = scratch.0.join("kubelet-config.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  GracefulNodeShutdown: true\n",
+    )
+    .unwrap();
+    let run = harness(&[
+        "manifests",
+        "lint",
+        file.to_str().unwrap(),
+        "--kubernetes-version",
+        "1.30",
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    assert!(!stdout.contains("missing-flag"), "{stdout}");
+}
+
+#[test]
+fn lint_flags_a_non_external_kubelet_cloud_provider_from_1_31() {
+    let scratch = Scratch::new("manifests-lint-cloud-provider-value");
+    let file = scratch.0.join("10-kubelet.conf");
+    std::fs::write(
+        &file,
+        "[Service]\nExecStart=/usr/bin/kubelet --cloud-provider=gce --image-credential-provider-config=/c --image-credential-provider-bin-dir=/b\n",
+    )
+    .unwrap();
+    let lint = |version: &str| {
+        harness(&[
+            "manifests",
+            "lint",
+            file.to_str().unwrap(),
+            "--kubernetes-version",
+            version,
+        ])
+    };
+    let run = lint("1.31");
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("removed-flag-value --cloud-provider=gce"),
+        "{stdout}"
+    );
+    assert!(lint("1.30").status.success());
+}
+
+#[test]
+fn leader_migration_and_node_ipam_refusals_name_the_option() {
+    let scratch = Scratch::new("manifests-refusals");
+    let out = scratch.0.join("out");
+    let cases: [(&str, &[&str], &[&str]); 3] = [
+        (
+            "out-of-tree",
+            &["--kubernetes-version", "1.31", "--leader-migration"],
+            &["--leader-migration", "1.27 to 1.30"],
+        ),
+        (
+            "out-of-tree",
+            &["--node-ipam", "kube-controller-manager"],
+            &["--node-ipam", "--configure-cloud-routes"],
+        ),
+        (
+            "in-tree",
+            &[
+                "--configure-cloud-routes",
+                "--node-ipam",
+                "cloud-controller-manager",
+            ],
+            &["--node-ipam", "--mode out-of-tree"],
+        ),
+    ];
+    for (mode, extra, needles) in cases {
+        let run = generate(mode, &out, extra);
         assert!(!run.status.success(), "{extra:?} was accepted");
         let stderr = String::from_utf8_lossy(&run.stderr);
         for needle in needles {

@@ -2,6 +2,29 @@
 
 use crate::component::Component;
 
+/// Which values of a flag a rule is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueMatch {
+    /// The flag itself, whatever its value.
+    Any,
+    /// Only this value (e.g. `--cloud-provider=azure`).
+    Is(&'static str),
+    /// Every value except these (e.g. `--cloud-provider` other than `""` and `external`).
+    NotIn(&'static [&'static str]),
+}
+
+impl ValueMatch {
+    /// True when the rule covers this (trimmed) value; a bare flag counts as the empty string.
+    pub fn matches(self, value: Option<&str>) -> bool {
+        let value = value.map_or("", str::trim);
+        match self {
+            ValueMatch::Any => true,
+            ValueMatch::Is(only) => value == only,
+            ValueMatch::NotIn(allowed) => !allowed.contains(&value),
+        }
+    }
+}
+
 /// One versioned flag fact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlagRule {
@@ -9,8 +32,8 @@ pub struct FlagRule {
     pub component: Component,
     /// Flag name with leading dashes.
     pub flag: &'static str,
-    /// When set, the rule applies only to this value (e.g. `--cloud-provider=azure`).
-    pub value: Option<&'static str>,
+    /// Values the rule applies to.
+    pub value: ValueMatch,
     /// First minor that accepts it (None: older than 1.27).
     pub introduced: Option<u32>,
     /// First minor that refuses it.
@@ -24,7 +47,7 @@ pub struct FlagRule {
 const fn removed(
     component: Component,
     flag: &'static str,
-    value: Option<&'static str>,
+    value: ValueMatch,
     minor: u32,
     reason: &'static str,
     source: &'static str,
@@ -41,13 +64,20 @@ const fn removed(
 }
 
 use Component::{KubeApiserver as Kas, KubeControllerManager as Kcm, Kubelet};
+use ValueMatch::{Any, Is, NotIn};
+
+/// The only `--cloud-provider` values accepted from 1.31, when `DisableCloudProviders` is locked
+/// on: the empty string (no cloud) and `external`.
+const EXTERNAL_ONLY: &[&str] = &["", "external"];
+/// Source of [`EXTERNAL_ONLY`].
+const EXTERNAL_ONLY_SOURCE: &str = "DisableCloudProviders feature-gate page (\"In Kubernetes v1.31 and later, the only valid values for --cloud-provider are the empty string ... or external\"); kubernetes#121367 keeps the kubelet flag for exactly these two values";
 
 /// Every versioned flag fact the generator and the lint know.
 pub static FLAGS: &[FlagRule] = &[
     removed(
         Kas,
         "--cloud-provider",
-        None,
+        Any,
         33,
         "kube-apiserver refuses to start with `unknown flag: --cloud-provider`; drop the flag (out-of-tree needs nothing on the apiserver)",
         "kubernetes#130162 (deprecated in 1.29 by kubernetes#120903)",
@@ -55,7 +85,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kas,
         "--cloud-config",
-        None,
+        Any,
         33,
         "removed together with the apiserver --cloud-provider flag; drop it",
         "kubernetes#130162",
@@ -63,7 +93,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kas,
         "--cloud-provider",
-        Some("azure"),
+        Is("azure"),
         30,
         "the in-tree Azure provider was deleted in 1.30; run the out-of-tree cloud-controller-manager",
         "kubernetes#122857",
@@ -71,7 +101,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kas,
         "--insecure-port",
-        None,
+        Any,
         24,
         "the insecure port is gone; use --secure-port only",
         "migration.md 1.9 (stale anchor example)",
@@ -79,7 +109,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kcm,
         "--cloud-provider",
-        Some("azure"),
+        Is("azure"),
         30,
         "the in-tree Azure provider was deleted in 1.30; use --cloud-provider=external and deploy cloud-controller-manager",
         "kubernetes#122857; only \"\"/external accepted from 1.31",
@@ -87,7 +117,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kcm,
         "--pod-eviction-timeout",
-        None,
+        Any,
         27,
         "taint-based eviction replaced it; drop the flag",
         "migration.md 1.9",
@@ -95,7 +125,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kubelet,
         "--cloud-provider",
-        Some("azure"),
+        Is("azure"),
         30,
         "the in-tree Azure provider was deleted in 1.30; use --cloud-provider=external with cloud-node-manager",
         "kubernetes#122857; only \"\"/external accepted from 1.31",
@@ -103,7 +133,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kubelet,
         "--azure-container-registry-config",
-        None,
+        Any,
         30,
         "the in-tree ACR credential provider was deleted; use --image-credential-provider-config with acr-credential-provider",
         "kubernetes#122857",
@@ -111,15 +141,15 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kubelet,
         "--cloud-config",
-        None,
+        Any,
         34,
         "the kubelet refuses to start with `unknown flag: --cloud-config`; drop the flag (acr-credential-provider gets azure.json through its args)",
-        "kubernetes#130161 (merged May 2025, first released in 1.34; kubernetes#131841)",
+        "kubernetes#130161 (merged May 2025, first released in 1.34; kubernetes#131841 dropped the flag from local-up-cluster because the kubelet no longer starts with it; rke2#8926: removed as of 1.34)",
     ),
     removed(
         Kubelet,
         "--network-plugin",
-        None,
+        Any,
         24,
         "dockershim-era flag; configure the network through the container runtime (CNI)",
         "KEP-2221 dockershim removal",
@@ -127,7 +157,7 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kubelet,
         "--image-pull-progress-deadline",
-        None,
+        Any,
         24,
         "dockershim-era flag; drop it",
         "KEP-2221 dockershim removal",
@@ -135,15 +165,39 @@ pub static FLAGS: &[FlagRule] = &[
     removed(
         Kubelet,
         "--keep-terminated-pod-volumes",
-        None,
+        Any,
         31,
         "removed after long deprecation; drop it",
-        "kubelet 1.31 release notes (AKS and other installers gate it on minor < 31)",
+        "kubernetes#122082, CHANGELOG-1.31 \"Urgent Upgrade Notes\" (deprecated since 1.8 by kubernetes#47539)",
+    ),
+    removed(
+        Kubelet,
+        "--cloud-provider",
+        NotIn(EXTERNAL_ONLY),
+        31,
+        "only --cloud-provider=external (or empty, no cloud at all) is accepted; run the cloud's external cloud-controller-manager and cloud-node-manager",
+        EXTERNAL_ONLY_SOURCE,
+    ),
+    removed(
+        Kcm,
+        "--cloud-provider",
+        NotIn(EXTERNAL_ONLY),
+        31,
+        "only --cloud-provider=external (or empty) is accepted; the cloud controllers run in the cloud-controller-manager",
+        EXTERNAL_ONLY_SOURCE,
+    ),
+    removed(
+        Kas,
+        "--cloud-provider",
+        NotIn(EXTERNAL_ONLY),
+        31,
+        "only --cloud-provider=external (or empty) is accepted until the flag goes in 1.33; drop it",
+        EXTERNAL_ONLY_SOURCE,
     ),
     FlagRule {
         component: Kubelet,
         flag: "--image-credential-provider-config",
-        value: None,
+        value: Any,
         introduced: Some(20),
         removed: None,
         reason: "kubelet credential provider plugins",
@@ -152,7 +206,7 @@ pub static FLAGS: &[FlagRule] = &[
     FlagRule {
         component: Kcm,
         flag: "--enable-leader-migration",
-        value: None,
+        value: Any,
         introduced: Some(21),
         removed: None,
         reason: "Leader Migration",

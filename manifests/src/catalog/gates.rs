@@ -47,7 +47,7 @@ pub static FEATURE_GATES: &[GateRule] = &[
         locked_from: Some(31),
         locked_value: true,
         removed: Some(33),
-        source: "kube_features versioned specs: alpha 1.23, beta (true) 1.29, GA locked 1.31; removed in 1.33 with DisableCloudProviders (kubernetes#130162, website#49817)",
+        source: "kube_features versioned specs: alpha 1.23, beta (true) 1.29, GA locked 1.31; removed in 1.33 together with DisableCloudProviders by kubernetes#130162 (website#49817 marks it stable 1.31-1.32, removed; test-infra#34399 drops it from jobs)",
     },
     GateRule {
         name: "CSIMigrationAzureDisk",

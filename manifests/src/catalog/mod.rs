@@ -7,7 +7,7 @@ mod flags;
 pub mod gates;
 
 pub use admission::{ADMISSION_PLUGINS, AdmissionPluginRule};
-pub use flags::{FLAGS, FlagRule};
+pub use flags::{FLAGS, FlagRule, ValueMatch};
 pub use gates::{FEATURE_GATES, GateRule};
 
 use crate::component::Component;
@@ -56,9 +56,7 @@ impl Catalog {
             .iter()
             .filter(|r| r.component == component && r.flag == flag)
         {
-            if let Some(only) = rule.value
-                && value.map(str::trim) != Some(only)
-            {
+            if !rule.value.matches(value) {
                 continue;
             }
             if rule.removed.is_some_and(|m| version.at_least(m)) {

@@ -25,14 +25,21 @@ use super::rbac_objects as ro;
 use super::yaml::{RenderError, to_yaml};
 use crate::cidr;
 use crate::component::Component;
-use crate::options::{AuthMode, Options};
+use crate::options::{AuthMode, NodeIpam, Options};
 
 /// Name of every CCM object.
 pub const NAME: &str = "cloud-controller-manager";
-/// Secure port: the binary's own default (10258, next to KCM's 10257 and the scheduler's 10259
-/// on the host network), passed explicitly so the flag and the probes visibly agree; the anchor's
-/// stale examples use 10267 and its Helm chart 10268.
+/// Secure port: the binary's own default, `cloudprovider.CloudControllerManagerPort` = 10258
+/// (anchor-ccm.md 1.3; `cmd/cloud-controller-manager/app/options/options.go`), next to KCM's 10257
+/// and the scheduler's 10259 on the host network. Passed explicitly so the flag and the probes
+/// visibly agree; the anchor's examples use 10267 and its Helm chart 10268, which work equally.
 pub const SECURE_PORT: i32 = 10258;
+/// Priority class of the CCM pods: upstream uses `system-node-critical` for the CCM Deployment
+/// and the CNM DaemonSet alike (migration.md 1.5; Helm chart and anchor example).
+pub const PRIORITY_CLASS: &str = "system-node-critical";
+/// Taint of dedicated etcd nodes (RKE-style); the upstream Helm values tolerate it with
+/// `NoExecute` so a CCM on a combined control-plane/etcd node is not evicted (migration.md 1.5).
+pub const ETCD_TAINT: &str = "node-role.kubernetes.io/etcd";
 /// Audience Entra ID expects on a federated token.
 pub const WORKLOAD_IDENTITY_AUDIENCE: &str = "api://AzureADTokenExchange";
 
@@ -49,10 +56,19 @@ pub fn cloud_config_path(o: &Options) -> String {
 }
 
 /// CCM flags.
+///
+/// With routes the CCM also allocates pod CIDRs by default (`--allocate-node-cidrs=true`, as in
+/// the anchor example and Helm chart; migration.md 1.3 and scenario 2), with the same per-family
+/// mask sizes kube-controller-manager used (/24, /64) so new nodes get CIDRs of the same size;
+/// `--node-ipam kube-controller-manager` keeps IPAM in KCM instead. Never both (P12).
+///
+/// Leader migration flags are passed for a CCM that implements KEP-2436; the upstream image
+/// accepts and validates them but ignores them (migration.md 2.6, see `leader_migration`).
 pub fn flags(o: &Options) -> Vec<String> {
     let routes = o.configure_cloud_routes;
+    let ipam = o.node_ipam_owner() == Some(NodeIpam::CloudControllerManager);
     let mut a = Args::new(Component::CloudControllerManager, o.version);
-    a.flag("--allocate-node-cidrs", "false")
+    a.flag("--allocate-node-cidrs", ipam.to_string())
         .flag("--cloud-config", cloud_config_path(o))
         .flag("--cloud-provider", "azure")
         .flag_if(routes, "--cluster-cidr", cidr::join(&o.cluster_cidrs))
@@ -65,9 +81,20 @@ pub fn flags(o: &Options) -> Vec<String> {
             o.leader_migration,
             "--leader-migration-config",
             paths::LEADER_MIGRATION,
-        )
-        .flag_if(routes, "--route-reconciliation-period", "10s")
+        );
+    if ipam {
+        // The anchor ignores the single-stack --node-cidr-mask-size (anchor-ccm.md 1.3).
+        let has = |v6: bool| o.cluster_cidrs.iter().any(|c| c.is_ipv6() == v6);
+        a.flag_if(has(false), "--node-cidr-mask-size-ipv4", "24")
+            .flag_if(has(true), "--node-cidr-mask-size-ipv6", "64");
+    }
+    a.flag_if(routes, "--route-reconciliation-period", "10s")
         .flag("--secure-port", SECURE_PORT.to_string())
+        .flag_if(
+            ipam,
+            "--service-cluster-ip-range",
+            cidr::join(&o.service_cidrs),
+        )
         .flag("--v", "2");
     a.build()
 }
@@ -183,11 +210,12 @@ pub fn deployment(o: &Options) -> Deployment {
             labels::ROLE_CONTROL_PLANE.to_string(),
             String::new(),
         )])),
-        priority_class_name: Some("system-cluster-critical".to_string()),
+        priority_class_name: Some(PRIORITY_CLASS.to_string()),
         service_account_name: Some(NAME.to_string()),
         tolerations: Some(vec![
             pod::tolerate(Some(taints::CONTROL_PLANE), Some("NoSchedule")),
             pod::tolerate(Some(taints::MASTER), Some("NoSchedule")),
+            pod::tolerate(Some(ETCD_TAINT), Some("NoExecute")),
             pod::tolerate(Some(taints::UNINITIALIZED), Some("NoSchedule")),
             pod::tolerate(Some("node.kubernetes.io/not-ready"), Some("NoSchedule")),
             pod::tolerate(Some(taints::CRITICAL_ADDONS_ONLY), None),
@@ -242,7 +270,11 @@ pub fn pod_disruption_budget() -> PodDisruptionBudget {
 
 /// All documents of `cloud-controller-manager.manifest`, rendered.
 pub fn documents(o: &Options) -> Result<Vec<String>, RenderError> {
-    let callers = rbac::ccm_callers(o.configure_cloud_routes, o.leader_migration);
+    let callers = rbac::ccm_callers(
+        o.configure_cloud_routes,
+        o.node_ipam_owner() == Some(NodeIpam::CloudControllerManager),
+        o.leader_migration,
+    );
     let lease_role_name = format!("azure:{NAME}:leases");
     let mut docs = ro::identity_documents(NAME, rbac::rules_for(&callers, Scope::Cluster))?;
     docs.push(to_yaml(

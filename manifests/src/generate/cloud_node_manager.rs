@@ -14,7 +14,7 @@ use azure_ccm::names::{labels, taints};
 
 use super::args::Args;
 use super::pod;
-use super::rbac::{self, Caller, Scope};
+use super::rbac::{self, Scope};
 use super::rbac_objects as ro;
 use super::yaml::{RenderError, to_yaml};
 use crate::component::Component;
@@ -22,7 +22,10 @@ use crate::options::Options;
 
 /// Name of every CNM object.
 pub const NAME: &str = "cloud-node-manager";
-/// Secure port for `/healthz` (the anchor's reserved constant; its default 0 serves nothing).
+/// Secure port for `/healthz`. The CNM's `--secure-port` defaults to 0, which starts no HTTP
+/// server at all (anchor-ccm.md 1.4 and 8: "CNM: only when --secure-port != 0: /healthz"), so the
+/// flag must be set for the probes to have a target; 10263 is the port the anchor reserves for
+/// the CNM (an unused constant in its code), clear of KCM 10257, CCM 10258 and scheduler 10259.
 pub const SECURE_PORT: i32 = 10263;
 
 /// CNM flags.
@@ -76,7 +79,9 @@ pub fn daemon_set(o: &Options) -> DaemonSet {
                         labels::OS.to_string(),
                         "linux".to_string(),
                     )])),
-                    priority_class_name: Some("system-node-critical".to_string()),
+                    priority_class_name: Some(
+                        super::cloud_controller_manager::PRIORITY_CLASS.to_string(),
+                    ),
                     service_account_name: Some(NAME.to_string()),
                     // Must run on every node, including tainted and uninitialised ones.
                     tolerations: Some(vec![
@@ -102,10 +107,8 @@ pub fn daemon_set(o: &Options) -> DaemonSet {
 
 /// All documents of `cloud-node-manager.manifest`, rendered.
 pub fn documents(o: &Options) -> Result<Vec<String>, RenderError> {
-    let mut docs = ro::identity_documents(
-        NAME,
-        rbac::rules_for(&[Caller::CloudNodeManager], Scope::Cluster),
-    )?;
+    let mut docs =
+        ro::identity_documents(NAME, rbac::rules_for(rbac::CNM_CALLERS, Scope::Cluster))?;
     docs.extend(ro::delegated_auth_documents(NAME)?);
     docs.push(to_yaml("DaemonSet", &daemon_set(o))?);
     Ok(docs)

@@ -1,6 +1,9 @@
 //! kube-controller-manager static pod. In-tree it runs the Azure service, route and
-//! node-lifecycle loops; out-of-tree it runs none of them (`--cloud-provider=external`) and keeps
-//! node IPAM, so pod CIDRs of existing nodes never change owner during the switch.
+//! node-lifecycle loops and, with routes, node IPAM. Out-of-tree it runs none of the cloud loops
+//! (`--cloud-provider=external`); with routes, node IPAM moves to the CCM by default (migration.md
+//! 1.3 and scenario 2: exactly one of KCM and CCM allocates, here `--allocate-node-cidrs=false`),
+//! or stays here with `--node-ipam kube-controller-manager`. Either owner keeps the pod CIDRs of
+//! existing nodes: the range allocator marks them occupied at start and only fills empty ones.
 
 use k8s_openapi::api::core::v1::Pod;
 
@@ -10,7 +13,7 @@ use super::pod::{self, host_path};
 use super::static_pod::StaticPod;
 use crate::cidr;
 use crate::component::Component;
-use crate::options::{Mode, Options};
+use crate::options::{Mode, NodeIpam, Options};
 
 /// Secure port of kube-controller-manager.
 pub const SECURE_PORT: i32 = 10257;
@@ -20,7 +23,7 @@ const KUBECONFIG: &str = "/etc/kubernetes/controller-manager.conf";
 /// Builds the kube-controller-manager static pod.
 pub fn build(o: &Options) -> Pod {
     let pki = |f: &str| format!("{}/{f}", paths::PKI);
-    let ipam = o.configure_cloud_routes;
+    let ipam = o.node_ipam_owner() == Some(NodeIpam::KubeControllerManager);
     let mut a = Args::new(Component::KubeControllerManager, o.version);
     a.flag("--allocate-node-cidrs", ipam.to_string())
         .flag("--authentication-kubeconfig", KUBECONFIG)

@@ -52,8 +52,11 @@ pub fn flags(o: &Options) -> Vec<String> {
 pub fn drop_in(o: &Options, header: &str) -> String {
     let mut out = String::new();
     for line in header.lines() {
-        out.push_str("# ");
-        out.push_str(line);
+        out.push('#');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(line);
+        }
         out.push('\n');
     }
     out.push_str("# Install as /etc/systemd/system/kubelet.service.d/10-azure.conf, then\n");

@@ -5,7 +5,40 @@ use serde::{Deserialize, Serialize};
 
 use azure_ccm::names::{controllers, leases};
 
-use crate::options::Options;
+use crate::options::{Mode, Options};
+
+/// Header note of the files that take part in leader migration, written for the in-tree
+/// kube-controller-manager (version N).
+const IN_TREE_NOTE: &str = "\
+Leader migration (KEP-2436): the in-tree kube-controller-manager (version N) takes the lease
+kube-system/cloud-provider-extraction-migration and runs the listed cloud controllers only
+while it holds it. The upstream Azure cloud-controller-manager (kubernetes-sigs/cloud-provider-azure)
+accepts --enable-leader-migration and validates the file, but never campaigns for that lease: it
+runs service, route and node-lifecycle under its own lease, so it is NOT excluded by this KCM.
+With the upstream image, quiesce then switch: stop every kube-controller-manager that runs
+--cloud-provider=azure (or switch it to external) before the first cloud-controller-manager starts.";
+
+/// Header note for the cloud-controller-manager side (version N+1, out-of-tree up to 1.30).
+const OUT_OF_TREE_NOTE: &str = "\
+Leader migration (KEP-2436): --enable-leader-migration and --leader-migration-config are passed
+to the cloud-controller-manager for a CCM that implements KEP-2436. The upstream image
+(kubernetes-sigs/cloud-provider-azure) parses and validates the file but ignores it: it runs
+service, route and node-lifecycle under its own lease only, so an in-tree kube-controller-manager
+holding the migration lease runs them at the same time. With the upstream image, quiesce then
+switch: no kube-controller-manager with --cloud-provider=azure may run when the first
+cloud-controller-manager starts. Refused from 1.31: no in-tree kube-controller-manager exists.";
+
+/// Why leader migration does not protect a switch to the upstream Azure CCM, for the header of
+/// every file that wires it (migration.md 2.6; verified: the anchor's
+/// `cmd/cloud-controller-manager/app/controllermanager.go` only runs `leaderelection.RunOrDie` on
+/// the main lock and never uses `leadermigration`). None when leader migration is off.
+pub fn header_note(o: &Options) -> Option<&'static str> {
+    match (o.leader_migration, o.mode) {
+        (false, _) => None,
+        (true, Mode::InTree) => Some(IN_TREE_NOTE),
+        (true, Mode::OutOfTree) => Some(OUT_OF_TREE_NOTE),
+    }
+}
 
 /// The v1 file format. v1 has no `resourceLock` (it is always `leases`), so the struct refuses it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,8 +104,26 @@ pub fn config(o: &Options) -> LeaderMigrationConfiguration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::Mode;
     use crate::version::KubeVersion;
+
+    #[test]
+    fn header_note_names_the_upstream_gap_per_side() {
+        let mut o = Options::new(Mode::OutOfTree, KubeVersion::from_minor(30).unwrap());
+        assert_eq!(header_note(&o), None);
+        o.leader_migration = true;
+        let out = header_note(&o).unwrap_or_default();
+        assert!(
+            out.contains("ignores it") && out.contains("quiesce"),
+            "{out}"
+        );
+        o.mode = Mode::InTree;
+        o.version = KubeVersion::from_minor(29).unwrap();
+        let inn = header_note(&o).unwrap_or_default();
+        assert!(
+            inn.contains("NOT excluded") && inn.contains("quiesce"),
+            "{inn}"
+        );
+    }
 
     #[test]
     fn names_follow_the_version_and_routes() {

@@ -111,7 +111,7 @@ fn kubernetes_image(o: &Options, c: Component) -> String {
 fn cloud_provider_image(o: &Options, image: &str) -> String {
     format!(
         "{}/{}:{}",
-        o.images.cloud_provider_registry,
+        o.cloud_provider_registry(),
         image,
         o.cloud_provider_tag()
     )
@@ -130,10 +130,13 @@ pub fn command_line(o: &Options) -> String {
         o.auth.cli_name(),
         o.replicas,
     );
+    if let Some(ipam) = o.node_ipam {
+        s.push_str(&format!(" --node-ipam {}", ipam.cli_name()));
+    }
     if o.leader_migration {
         s.push_str(" --leader-migration");
     }
-    if o.images.kubernetes_registry != crate::options::Images::default().kubernetes_registry {
+    if o.images.kubernetes_registry != crate::options::DEFAULT_KUBERNETES_REGISTRY {
         s.push_str(&format!(
             " --kubernetes-registry {}",
             o.images.kubernetes_registry
@@ -142,12 +145,8 @@ pub fn command_line(o: &Options) -> String {
     if let Some(t) = &o.images.kubernetes_tag {
         s.push_str(&format!(" --kubernetes-tag {t}"));
     }
-    if o.images.cloud_provider_registry != crate::options::Images::default().cloud_provider_registry
-    {
-        s.push_str(&format!(
-            " --cloud-provider-registry {}",
-            o.images.cloud_provider_registry
-        ));
+    if let Some(r) = &o.images.cloud_provider_registry {
+        s.push_str(&format!(" --cloud-provider-registry {r}"));
     }
     if let Some(t) = &o.images.cloud_provider_tag {
         s.push_str(&format!(" --cloud-provider-tag {t}"));
@@ -164,6 +163,16 @@ pub fn generate(o: &Options) -> Result<Bundle, GenerateError> {
         o.mode.dir_name(),
         command_line(o)
     );
+    // Files that wire leader migration carry the warning that the upstream CCM ignores it.
+    let lm_header = match leader_migration::header_note(o) {
+        Some(note) => format!("{header}\n\n{note}"),
+        None => header.clone(),
+    };
+    let kcm_header = if o.mode == Mode::InTree {
+        &lm_header
+    } else {
+        &header
+    };
     let mut files = Vec::new();
     let mut push = |name: &str, kind, contents: String| {
         files.push(GeneratedFile {
@@ -184,7 +193,7 @@ pub fn generate(o: &Options) -> Result<Bundle, GenerateError> {
         "kube-controller-manager.manifest",
         FileKind::StaticPod,
         yaml::documents(
-            &header,
+            kcm_header,
             &[yaml::to_yaml(
                 "kube-controller-manager Pod",
                 &controller_manager::build(o),
@@ -227,7 +236,7 @@ pub fn generate(o: &Options) -> Result<Bundle, GenerateError> {
         push(
             "cloud-controller-manager.manifest",
             FileKind::Objects,
-            yaml::documents(&header, &cloud_controller_manager::documents(o)?),
+            yaml::documents(&lm_header, &cloud_controller_manager::documents(o)?),
         );
         push(
             "cloud-node-manager.manifest",
@@ -240,7 +249,7 @@ pub fn generate(o: &Options) -> Result<Bundle, GenerateError> {
             "leader-migration.yaml",
             FileKind::LeaderMigrationConfiguration,
             yaml::documents(
-                &header,
+                &lm_header,
                 &[yaml::to_yaml(
                     "LeaderMigrationConfiguration",
                     &leader_migration::config(o),
@@ -251,7 +260,7 @@ pub fn generate(o: &Options) -> Result<Bundle, GenerateError> {
             push(
                 "leader-migration-rbac.yaml",
                 FileKind::Objects,
-                yaml::documents(&header, &leader_migration_rbac()?),
+                yaml::documents(&lm_header, &leader_migration_rbac()?),
             );
         }
     }

@@ -56,8 +56,11 @@ fn render<T: Serialize>(what: &str, value: &T, block_scalars: bool) -> Result<St
 pub fn documents(header: &str, docs: &[String]) -> String {
     let mut out = String::new();
     for line in header.lines() {
-        out.push_str("# ");
-        out.push_str(line);
+        out.push('#');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(line);
+        }
         out.push('\n');
     }
     for doc in docs {

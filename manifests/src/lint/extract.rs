@@ -8,6 +8,17 @@ use serde_json::Value;
 use super::LintError;
 use crate::component::Component;
 
+/// Where an invocation's flags came from; decides which checks apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A real command line (container command/args, systemd unit, env file): every check.
+    CommandLine,
+    /// Settings translated from a configuration file (KubeletConfiguration `featureGates`): only
+    /// the checks of what is present. Required command-line flags such as the kubelet's
+    /// `--cloud-provider` live in the unit that passes `--config`, not in the file.
+    ConfigFile,
+}
+
 /// One component command line found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
@@ -15,6 +26,8 @@ pub struct Invocation {
     pub location: String,
     /// Component.
     pub component: Component,
+    /// Command line or configuration file.
+    pub source: Source,
     /// `(--flag, value)` pairs in order; bare boolean flags have no value.
     pub flags: Vec<(String, Option<String>)>,
 }
@@ -94,6 +107,7 @@ fn from_object(doc: &Value, out: &mut Vec<Invocation>) {
                 out.push(Invocation {
                     location: format!("{object} featureGates"),
                     component: Component::Kubelet,
+                    source: Source::ConfigFile,
                     flags: vec![("--feature-gates".to_string(), Some(value))],
                 });
             }
@@ -135,6 +149,7 @@ fn from_object(doc: &Value, out: &mut Vec<Invocation>) {
             out.push(Invocation {
                 location: format!("{object}, container {cname}"),
                 component,
+                source: Source::CommandLine,
                 flags: parse_flags(&tokens),
             });
         }
@@ -171,7 +186,12 @@ fn from_flags_file(path: &Path, text: &str) -> Result<Vec<Invocation>, LintError
     let flags = parse_flags(&tokens);
     match component {
         Some(component) if !flags.is_empty() => {
-            Ok(vec![Invocation { location: "flags file".to_string(), component, flags }])
+            Ok(vec![Invocation {
+                location: "flags file".to_string(),
+                component,
+                source: Source::CommandLine,
+                flags,
+            }])
         }
         _ => Err(LintError::Unrecognised {
             path: path.to_path_buf(),
@@ -240,5 +260,20 @@ mod tests {
             Some(Some("/etc/kubernetes/azure.json"))
         );
         assert!(extract(Path::new("notes.txt"), "hello world").is_err());
+    }
+
+    #[test]
+    fn kubelet_configuration_gates_are_marked_as_a_config_file() {
+        let text = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  DisableCloudProviders: true\n";
+        let inv = extract(Path::new("kubelet-config.yaml"), text).unwrap();
+        assert_eq!(inv.len(), 1);
+        assert_eq!(inv[0].source, Source::ConfigFile);
+        assert_eq!(
+            inv[0].get("--feature-gates"),
+            Some(Some("DisableCloudProviders=true"))
+        );
+        let unit = "ExecStart=/usr/bin/kubelet --cloud-provider=external\n";
+        let inv = extract(Path::new("kubelet.service"), unit).unwrap();
+        assert_eq!(inv[0].source, Source::CommandLine);
     }
 }

@@ -5,7 +5,7 @@
 mod extract;
 mod rules;
 
-pub use extract::{Invocation, extract};
+pub use extract::{Invocation, Source, extract};
 pub use rules::check;
 
 use std::fmt;

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use super::{Finding, FindingKind, Invocation};
+use super::{Finding, FindingKind, Invocation, Source};
 use crate::catalog::gates::{DISABLE_CLOUD_PROVIDERS, DISABLE_KUBELET_CLOUD_CREDENTIAL_PROVIDERS};
-use crate::catalog::{Availability, Catalog};
+use crate::catalog::{Availability, Catalog, ValueMatch};
 use crate::component::Component;
 use crate::version::KubeVersion;
 
@@ -31,8 +31,11 @@ pub fn check(
             Availability::Available => {}
             Availability::Removed(rule) => {
                 let (kind, subject) = match rule.value {
-                    Some(v) => (FindingKind::RemovedFlagValue, format!("{flag}={v}")),
-                    None => (FindingKind::RemovedFlag, flag.clone()),
+                    ValueMatch::Any => (FindingKind::RemovedFlag, flag.clone()),
+                    ValueMatch::Is(_) | ValueMatch::NotIn(_) => (
+                        FindingKind::RemovedFlagValue,
+                        format!("{flag}={}", value.as_deref().unwrap_or_default().trim()),
+                    ),
                 };
                 let since = rule.removed.unwrap_or_default();
                 add(
@@ -95,8 +98,12 @@ pub fn check(
             }
         }
     }
-    for (kind, subject, message) in required(inv, version, &gates) {
-        add(kind, &subject, message);
+    // A configuration file carries no command-line flags; requiring them there would report
+    // `--cloud-provider` as missing for every KubeletConfiguration that sets a gate.
+    if inv.source == Source::CommandLine {
+        for (kind, subject, message) in required(inv, version, &gates) {
+            add(kind, &subject, message);
+        }
     }
     out
 }
@@ -257,6 +264,7 @@ mod tests {
         Invocation {
             location: "Pod kube-system/x, container x".to_string(),
             component,
+            source: Source::CommandLine,
             flags: tokens
                 .iter()
                 .map(|t| match t.split_once('=') {
@@ -321,7 +329,7 @@ mod tests {
         static LATE: &[FlagRule] = &[FlagRule {
             component: Component::Kubelet,
             flag: "--future-flag",
-            value: None,
+            value: ValueMatch::Any,
             introduced: Some(34),
             removed: None,
             reason: "test",
@@ -465,6 +473,67 @@ mod tests {
                 28
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn config_file_gates_need_no_command_line_flags() {
+        let mut i = inv(
+            Component::Kubelet,
+            &["--feature-gates=SomeGate=true,DisableCloudProviders=true"],
+        );
+        let command_line = check(Path::new("f"), &i, v(30), &BUILTIN);
+        assert_eq!(
+            command_line
+                .iter()
+                .map(|f| (f.kind, f.subject.as_str()))
+                .collect::<Vec<_>>(),
+            [(K::MissingFlag, "--cloud-provider")]
+        );
+        i.source = Source::ConfigFile;
+        assert!(check(Path::new("f"), &i, v(30), &BUILTIN).is_empty());
+        // What the file does say is still checked: the gate is gone in 1.33.
+        let found = check(Path::new("f"), &i, v(33), &BUILTIN);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, K::RemovedFeatureGate);
+    }
+
+    #[test]
+    fn only_external_or_empty_cloud_provider_from_1_31() {
+        for component in [Component::Kubelet, Component::KubeControllerManager] {
+            let k = kinds(component, &["--cloud-provider=aws"], 31);
+            assert!(
+                k.contains(&(K::RemovedFlagValue, "--cloud-provider=aws".to_string())),
+                "{component}: {k:?}"
+            );
+            let ok30 = kinds(component, &["--cloud-provider=aws"], 30);
+            assert!(
+                !ok30.iter().any(|(kind, _)| *kind == K::RemovedFlagValue),
+                "{component}: {ok30:?}"
+            );
+            let external = kinds(component, &["--cloud-provider=external"], 36);
+            assert!(
+                !external
+                    .iter()
+                    .any(|(kind, _)| *kind == K::RemovedFlagValue),
+                "{component}: {external:?}"
+            );
+        }
+        // azure keeps its own, more specific message.
+        let k = kinds(Component::Kubelet, &["--cloud-provider=azure"], 31);
+        assert!(k.contains(&(K::RemovedFlagValue, "--cloud-provider=azure".to_string())));
+        let f = check(
+            Path::new("f"),
+            &inv(Component::Kubelet, &["--cloud-provider=azure"]),
+            v(31),
+            &BUILTIN,
+        );
+        assert!(f.iter().any(|f| f.message.contains("kubernetes#122857")));
+        // The apiserver flag is gone entirely from 1.33, whatever the value.
+        let k = kinds(Component::KubeApiserver, &["--cloud-provider=gce"], 32);
+        assert_eq!(
+            k,
+            [(K::RemovedFlagValue, "--cloud-provider=gce".to_string())]
         );
     }
 

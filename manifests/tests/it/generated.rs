@@ -18,14 +18,20 @@ fn variants() -> Vec<Options> {
             out.push(Options::new(mode, version));
             let mut ha = Options::new(mode, version).with_default_dual_stack();
             ha.configure_cloud_routes = true;
-            ha.leader_migration = true;
+            // Leader migration needs an in-tree partner: refused out-of-tree from 1.31.
+            ha.leader_migration = mode == Mode::InTree || !version.at_least(31);
             ha.replicas = 3;
             ha.auth = if mode == Mode::OutOfTree {
                 AuthMode::WorkloadIdentity
             } else {
                 AuthMode::ServicePrincipal
             };
-            out.push(ha);
+            out.push(ha.clone());
+            if mode == Mode::OutOfTree {
+                // The other node-IPAM owner.
+                ha.node_ipam = Some(ccm_manifests::options::NodeIpam::KubeControllerManager);
+                out.push(ha);
+            }
         }
     }
     out

@@ -12,24 +12,21 @@ use fake_kube_apiserver::{ApiServerConfig, start};
 
 const KUBECTL: &str = "/usr/bin/kubectl";
 
-/// The option sets of the snapshots (three versions per mode) plus the HA variants, which add
-/// leader-migration RBAC and workload identity.
+/// The option sets of the snapshots (three versions per mode, see `snapshots.rs`) plus the HA
+/// variants, which add leader-migration RBAC, KCM node IPAM and workload identity.
 fn variants() -> Vec<Options> {
     let v = |minor| KubeVersion::from_minor(minor).expect("supported minor");
-    let mut out = Vec::new();
-    for minor in [27, 28, 29] {
-        out.push(Options::new(Mode::InTree, v(minor)));
-    }
-    for minor in [27, 29, 33] {
-        out.push(Options::new(Mode::OutOfTree, v(minor)));
-    }
+    let mut out: Vec<Options> = crate::snapshots::cases()
+        .into_iter()
+        .map(|(_, o)| o)
+        .collect();
     let mut ha_in = Options::new(Mode::InTree, v(29)).with_default_dual_stack();
     ha_in.leader_migration = true;
     ha_in.auth = AuthMode::ServicePrincipal;
     out.push(ha_in);
     let mut ha_out = Options::new(Mode::OutOfTree, v(36)).with_default_dual_stack();
     ha_out.configure_cloud_routes = true;
-    ha_out.leader_migration = true;
+    ha_out.node_ipam = Some(ccm_manifests::options::NodeIpam::KubeControllerManager);
     ha_out.replicas = 3;
     ha_out.auth = AuthMode::WorkloadIdentity;
     out.push(ha_out);

@@ -4,5 +4,6 @@
 mod examples;
 mod generated;
 mod kubectl_apply;
+mod settings;
 mod snapshots;
 mod writing;
