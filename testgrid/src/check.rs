@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Code, Finding, Severity};
 use crate::grid::column::{BuildRead, ReadError, ReadOptions, read_build};
 use crate::layout::LATEST_BUILD;
 use crate::natural::natural_less;
@@ -41,10 +41,16 @@ impl CheckReport {
             "job {} build {} started {} commit {}",
             c.job, c.build, c.started, c.commit
         );
-        let _ = writeln!(out, "TestGrid would show {} row(s):", c.rows.len() + 1);
-        let overall = c.overall_row();
-        for (name, cell) in
-            std::iter::once((&overall, &c.overall)).chain(c.rows.iter().map(|(n, c)| (n, c)))
+        let injected = c.injected_rows();
+        let _ = writeln!(
+            out,
+            "TestGrid would show {} row(s):",
+            c.rows.len() + injected.len()
+        );
+        for (name, cell) in injected
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c))
+            .chain(c.rows.iter().map(|(n, c)| (n.as_str(), c)))
         {
             let icon = cell
                 .icon
@@ -101,14 +107,8 @@ pub fn check_build(dir: &Path, opts: &ReadOptions) -> Result<CheckReport, ReadEr
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let build = read.column.build.clone();
     if !build.bytes().all(|b| b.is_ascii_digit()) {
-        read.findings.push(Finding::new(Severity::Warning, "build-id-not-numeric", ".", format!(
+        read.findings.push(Finding::new(Severity::Warning, Code::BuildIdNotNumeric, ".", format!(
             "build id {build:?} is not a number; TestGrid only reads ids that sort (naturally) after the newest it has, so ids must always increase"
-        )));
-    }
-    if !canonical.join("podinfo.json").exists() {
-        read.findings.push(Finding::new(Severity::Info, "podinfo-missing", ".", format!(
-            "no podinfo.json: set disable_prowjob_analysis: true in the test group, or TestGrid adds a {}.Pod row flagged \"podinfo.json not found\"",
-            read.column.job
         )));
     }
     if let Some(job_dir) = canonical.parent() {
@@ -128,7 +128,7 @@ fn check_siblings(job_dir: &Path, build: &str, findings: &mut Vec<Finding>) {
         .filter(|name| !name.starts_with('.') && natural_less(build, name))
         .collect();
     if !newer.is_empty() {
-        findings.push(Finding::new(Severity::Warning, "build-id-not-newest", ".", format!(
+        findings.push(Finding::new(Severity::Warning, Code::BuildIdNotNewest, ".", format!(
             "{} sibling build(s) sort after {build:?} (e.g. {:?}); if TestGrid already read them it will never read this one",
             newer.len(),
             newer.iter().max_by(|a, b| crate::natural::natural_cmp(a, b)).cloned().unwrap_or_default()
@@ -137,14 +137,14 @@ fn check_siblings(job_dir: &Path, build: &str, findings: &mut Vec<Finding>) {
     match std::fs::read_to_string(job_dir.join(LATEST_BUILD)) {
         Ok(latest) if natural_less(latest.trim(), build) => findings.push(Finding::new(
             Severity::Info,
-            "latest-build-stale",
+            Code::LatestBuildStale,
             format!("../{LATEST_BUILD}"),
             format!("latest-build.txt says {:?}, older than this build (TestGrid ignores it; Deck and Spyglass use it)", latest.trim()),
         )),
         Ok(_) => {}
         Err(_) => findings.push(Finding::new(
             Severity::Info,
-            "latest-build-missing",
+            Code::LatestBuildMissing,
             format!("../{LATEST_BUILD}"),
             "no latest-build.txt next to the build (TestGrid ignores it; Deck and Spyglass use it)",
         )),

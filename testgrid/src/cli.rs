@@ -5,7 +5,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::check::check_build;
 use crate::config::{self, ConfigSpec};
+use crate::grid::alerts::AlertSettings;
 use crate::grid::load::{build_dirs, load};
+use crate::grid::tab_status::{self, TabSettings, TabSummary};
 use crate::grid::{Grid, ReadOptions};
 use crate::publish::{Uploader, publish_to_dir, upload_commands};
 
@@ -23,9 +25,70 @@ pub struct ReportArgs {
     /// Page title.
     #[arg(long, default_value = "TestGrid report")]
     pub title: String,
+    /// Test group and tab settings.
+    #[command(flatten)]
+    pub group: GroupArgs,
+}
+
+/// The test group and tab settings TestGrid applies when reading and summarising builds
+/// (defaults: what `harness testgrid config` writes for our jobs).
+#[derive(Debug, Clone, clap::Args)]
+pub struct GroupArgs {
     /// Evaluate builds as of this time (epoch seconds) instead of now.
     #[arg(long, value_name = "EPOCH_SECONDS")]
     pub now: Option<i64>,
+    /// The test group's days_of_results (older builds show as UNKNOWN); unset = no limit.
+    #[arg(long)]
+    pub days_of_results: Option<u32>,
+    /// Draw the <job>.Pod row from podinfo.json, as for a group without disable_prowjob_analysis.
+    #[arg(long)]
+    pub prowjob_analysis: bool,
+    /// Consecutive failing builds that raise a row alert (0 = no alerts).
+    #[arg(long, default_value_t = TabSettings::default().alerts.num_failures_to_alert)]
+    pub num_failures_to_alert: u32,
+    /// Newer passes that mean a failure streak is over.
+    #[arg(long, default_value_t = TabSettings::default().alerts.num_passes_to_disable_alert)]
+    pub num_passes_to_disable_alert: u32,
+    /// Hours without a new build before the tab is STALE (0 = never).
+    #[arg(long, default_value_t = TabSettings::default().alert_stale_results_hours)]
+    pub alert_stale_results_hours: u32,
+    /// Recent completed builds that decide the tab's FLAKY or PASS.
+    #[arg(long, default_value_t = TabSettings::default().num_columns_recent)]
+    pub num_columns_recent: u32,
+    /// Failing-cell ratio of a recent build above which the tab is BROKEN (0 = never).
+    #[arg(long, default_value_t = TabSettings::default().broken_column_threshold)]
+    pub broken_column_threshold: f32,
+}
+
+impl GroupArgs {
+    /// The reading options.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            now: self.now.unwrap_or_else(now),
+            days_of_results: self.days_of_results,
+            prowjob_analysis: self.prowjob_analysis,
+        }
+    }
+
+    /// The tab summary settings.
+    pub fn tab_settings(&self) -> TabSettings {
+        TabSettings {
+            alerts: AlertSettings {
+                num_failures_to_alert: self.num_failures_to_alert,
+                num_passes_to_disable_alert: self.num_passes_to_disable_alert,
+            },
+            alert_stale_results_hours: self.alert_stale_results_hours,
+            num_columns_recent: self.num_columns_recent,
+            broken_column_threshold: self.broken_column_threshold,
+        }
+    }
+
+    /// The grid of `columns` and its tab summary as of `now`.
+    fn summarize(&self, columns: Vec<crate::grid::Column>, now: i64) -> (Grid, TabSummary) {
+        let grid = Grid::new(columns);
+        let tab = tab_status::summarize(&grid, &self.tab_settings(), now);
+        (grid, tab)
+    }
 }
 
 /// `harness testgrid ...`.
@@ -53,12 +116,9 @@ pub struct CheckArgs {
     /// Build directories, or job directories containing build directories.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// Evaluate as of this time (epoch seconds) instead of now.
-    #[arg(long, value_name = "EPOCH_SECONDS")]
-    pub now: Option<i64>,
-    /// The test group's days_of_results (older builds show as UNKNOWN); unset = no limit.
-    #[arg(long)]
-    pub days_of_results: Option<u32>,
+    /// Test group and tab settings.
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 /// `harness testgrid config`.
@@ -149,17 +209,12 @@ pub enum CliError {
     },
 }
 
-fn options(now: Option<i64>, days_of_results: Option<u32>) -> ReadOptions {
-    let now = now.unwrap_or_else(|| {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
-    });
-    ReadOptions {
-        now,
-        days_of_results,
-    }
+/// The current time in epoch seconds (0 if the clock is before 1970).
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
@@ -177,10 +232,13 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
 
 /// Runs `harness report`.
 pub fn run_report(args: &ReportArgs) -> CliResult {
-    let reads = load(&args.dirs, &options(args.now, None))?;
-    let grid = Grid::new(reads.into_iter().map(|r| r.column).collect());
-    write_file(&args.out, &crate::html::render(&grid, &args.title))?;
-    print!("{}", crate::summary::render(&grid));
+    let opts = args.group.read_options();
+    let reads = load(&args.dirs, &opts)?;
+    let (grid, tab) = args
+        .group
+        .summarize(reads.into_iter().map(|r| r.column).collect(), opts.now);
+    write_file(&args.out, &crate::html::render(&grid, &tab, &args.title))?;
+    print!("{}", crate::summary::render(&grid, &tab));
     println!("wrote {}", args.out.display());
     Ok(())
 }
@@ -195,9 +253,10 @@ pub fn run_testgrid(args: &TestgridArgs) -> CliResult {
 }
 
 fn run_check(args: &CheckArgs) -> CliResult {
-    let opts = options(args.now, args.days_of_results);
+    let opts = args.group.read_options();
     let dirs = build_dirs(&args.dirs)?;
     let mut errors = 0;
+    let mut columns = Vec::new();
     for dir in &dirs {
         let report = check_build(dir, &opts)?;
         println!("== {}", dir.display());
@@ -208,7 +267,11 @@ fn run_check(args: &CheckArgs) -> CliResult {
             .iter()
             .filter(|f| f.severity == crate::finding::Severity::Error)
             .count();
+        columns.push(report.read.column);
     }
+    let (_, tab) = args.group.summarize(columns, opts.now);
+    println!("== dashboard tab over these {} build(s)", dirs.len());
+    print!("{}", crate::summary::tab_lines(&tab));
     if errors > 0 {
         return Err(CliError::CheckFailed {
             errors,
@@ -247,7 +310,7 @@ fn run_config(args: &ConfigArgs) -> CliResult {
 }
 
 fn run_publish(args: &PublishArgs) -> CliResult {
-    let report = check_build(&args.build_dir, &options(None, None))?;
+    let report = check_build(&args.build_dir, &ReadOptions::at(now()))?;
     if report.has_errors() && !args.allow_errors {
         eprint!("{}", report.render());
         let errors = report

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::grid::tab_status::TabSettings;
+
 /// Dashboard name prefixes test-infra's config tests accept (org or company prefixes).
 pub const DASHBOARD_PREFIXES: &[&str] = &[
     "conformance",
@@ -75,6 +77,7 @@ pub struct ConfigSpec {
 impl ConfigSpec {
     /// Defaults matching the externally-uploaded conformance groups in test-infra.
     pub fn new(job: &str, bucket_prefix: &str, provider: &str, kubernetes_minor: &str) -> Self {
+        let tab = TabSettings::default();
         Self {
             job: job.to_owned(),
             bucket_prefix: bucket_prefix.to_owned(),
@@ -84,10 +87,10 @@ impl ConfigSpec {
             dashboard: None,
             description: String::new(),
             alert_emails: Vec::new(),
-            num_failures_to_alert: 1,
-            alert_stale_results_hours: 168,
+            num_failures_to_alert: tab.alerts.num_failures_to_alert,
+            alert_stale_results_hours: tab.alert_stale_results_hours,
             days_of_results: 15,
-            num_columns_recent: 10,
+            num_columns_recent: tab.num_columns_recent,
             column_headers: vec!["Commit".to_owned()],
         }
     }
@@ -266,7 +269,7 @@ pub fn build(spec: &ConfigSpec) -> Result<Configuration, ConfigError> {
             .collect(),
         disable_prowjob_analysis: true,
         num_failures_to_alert: spec.num_failures_to_alert,
-        num_passes_to_disable_alert: 1,
+        num_passes_to_disable_alert: TabSettings::default().alerts.num_passes_to_disable_alert,
         alert_stale_results_hours: spec.alert_stale_results_hours,
     };
     let tab = DashboardTab {
@@ -277,7 +280,7 @@ pub fn build(spec: &ConfigSpec) -> Result<Configuration, ConfigError> {
         alert_options: AlertOptions {
             alert_stale_results_hours: spec.alert_stale_results_hours,
             num_failures_to_alert: spec.num_failures_to_alert,
-            num_passes_to_disable_alert: 1,
+            num_passes_to_disable_alert: TabSettings::default().alerts.num_passes_to_disable_alert,
             alert_mail_to_addresses: spec.alert_emails.join(","),
         },
     };

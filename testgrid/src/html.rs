@@ -4,14 +4,15 @@
 
 use std::fmt::Write as _;
 
+use crate::grid::tab_status::TabSummary;
 use crate::grid::{Cell, Grid, Status};
 use crate::timefmt::utc_minute;
 
 /// Width and height of one cell in CSS pixels (fixed so screenshots are predictable).
 pub const CELL_PX: (u32, u32) = (30, 22);
 
-/// Renders the page.
-pub fn render(grid: &Grid, title: &str) -> String {
+/// Renders the page: tab status and alerts above the grid, alerted rows marked.
+pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
     let mut h = String::with_capacity(16 * 1024);
     let _ = write!(
         h,
@@ -27,6 +28,34 @@ pub fn render(grid: &Grid, title: &str) -> String {
         grid.columns.len(),
         grid.rows.len()
     );
+    let _ = write!(
+        h,
+        "<p class=\"tab\">Tab status <b class=\"tab-{}\">{}</b>",
+        tab.status.name().to_ascii_lowercase(),
+        tab.status
+    );
+    if !tab.reason.is_empty() {
+        let _ = write!(h, " &mdash; {}", esc(&tab.reason));
+    }
+    let _ = writeln!(h, ". {}</p>", esc(&tab.stats_line()));
+    if !tab.alerts.is_empty() {
+        h.push_str("<ul class=\"alerts\">");
+        for a in &tab.alerts {
+            let _ = write!(
+                h,
+                "<li><b>{}</b>: {} failure(s) since build {} (newest {})",
+                esc(&a.row),
+                a.fail_count,
+                esc(&a.first_fail_build),
+                esc(&a.latest_fail_build)
+            );
+            if !a.message.is_empty() {
+                let _ = write!(h, " &mdash; {}", esc(&a.message));
+            }
+            h.push_str("</li>");
+        }
+        h.push_str("</ul>\n");
+    }
     h.push_str(
         "<div class=\"controls\"><input id=\"filter\" type=\"search\" placeholder=\"filter rows (regular expression)\" size=\"40\">\
          <label><input id=\"failing\" type=\"checkbox\"> rows with failures only</label></div>\n",
@@ -55,12 +84,28 @@ pub fn render(grid: &Grid, title: &str) -> String {
             .iter()
             .flatten()
             .any(|c| c.status.is_failing() || c.status == Status::Flaky);
-        let _ = write!(
-            h,
-            "<tr data-failing=\"{}\"><td class=\"name\">{}</td>",
-            u8::from(failing),
-            esc(row)
-        );
+        match tab.alerts.iter().find(|a| &a.row == row) {
+            Some(a) => {
+                let _ = write!(
+                    h,
+                    "<tr data-failing=\"{}\"><td class=\"name alerted\" title=\"{}\">{}</td>",
+                    u8::from(failing),
+                    esc(&format!(
+                        "alert: {} failure(s) since build {}",
+                        a.fail_count, a.first_fail_build
+                    )),
+                    esc(row)
+                );
+            }
+            None => {
+                let _ = write!(
+                    h,
+                    "<tr data-failing=\"{}\"><td class=\"name\">{}</td>",
+                    u8::from(failing),
+                    esc(row)
+                );
+            }
+        }
         for (i, cell) in cells.iter().enumerate() {
             match cell {
                 None => h.push_str("<td class=\"c none\"></td>"),
@@ -137,7 +182,11 @@ fn css() -> String {
          td.none{{background:#fff;outline:1px solid #eee}}\
          .legend{{margin-top:12px;color:#5f6368}}.legend span{{margin-right:12px}}\
          .legend i{{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}}\
-         .legend i.none{{outline:1px solid #ccc}}\n"
+         .legend i.none{{outline:1px solid #ccc}}\
+         .tab{{margin:0 0 8px}}.tab b{{letter-spacing:.5px}}.tab-pass{{color:#1e7e34}}.tab-flaky{{color:#6a1b9a}}\
+         .tab-fail,.tab-broken{{color:#b3261e}}.tab-stale,.tab-unknown{{color:#5f6368}}\
+         ul.alerts{{margin:0 0 8px;padding-left:20px;color:#b3261e}}\
+         td.name.alerted{{font-weight:bold;color:#b3261e}}\n"
     );
     for s in Status::ALL {
         let [r, g, b] = s.colour();
@@ -194,9 +243,16 @@ mod tests {
             finished: Some(1_767_229_200),
             commit: "v1.34.2".into(),
             overall: Cell::new(Status::Fail),
+            pod: None,
             rows: vec![("s.<x>".into(), fail)],
         };
-        let html = render(&Grid::new(vec![col]), "Parity <report>");
+        let grid = Grid::new(vec![col]);
+        let tab = crate::grid::tab_status::summarize(
+            &grid,
+            &crate::grid::tab_status::TabSettings::default(),
+            1_767_229_200,
+        );
+        let html = render(&grid, &tab, "Parity <report>");
         assert!(html.contains("<title>Parity &lt;report&gt;</title>"));
         assert!(html.contains("s.&lt;x&gt;"));
         assert!(
@@ -205,6 +261,11 @@ mod tests {
         );
         assert!(html.contains("td.fail,.legend i.fail{background:#d93025}"));
         assert!(html.contains("…23000000"));
+        assert!(
+            html.contains("Tab status <b class=\"tab-fail\">FAIL</b>"),
+            "{html}"
+        );
+        assert!(html.contains("<td class=\"name alerted\""), "{html}");
         for external in ["http://", "https://", "<link", "src="] {
             assert!(!html.contains(external), "{external}");
         }

@@ -1,13 +1,16 @@
-//! The terminal summary printed by `harness report`: counts per status and what is failing.
+//! The terminal summary printed by `harness report`: the tab status and alerts TestGrid would
+//! show, counts per status, and what is failing in each job's newest build.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::grid::tab_status::TabSummary;
 use crate::grid::{Grid, Status};
 use crate::timefmt::utc_minute;
 
-/// Renders the summary: totals over all cells, then each job's newest build with its failures.
-pub fn render(grid: &Grid) -> String {
+/// Renders the summary: totals over all cells, the tab status and alerts, then each job's
+/// newest build with its failures.
+pub fn render(grid: &Grid, tab: &TabSummary) -> String {
     let mut out = String::new();
     let mut totals: BTreeMap<Status, usize> = BTreeMap::new();
     for i in 0..grid.columns.len() {
@@ -24,6 +27,7 @@ pub fn render(grid: &Grid) -> String {
         grid.rows.len(),
         counts(&totals)
     );
+    out.push_str(&tab_lines(tab));
     let mut seen_jobs = Vec::new();
     for (i, col) in grid.columns.iter().enumerate() {
         if seen_jobs.contains(&col.job) {
@@ -67,6 +71,38 @@ pub fn render(grid: &Grid) -> String {
                 );
             }
         }
+    }
+    out
+}
+
+/// The tab status, its reason, TestGrid's tab stats line and the row alerts.
+pub fn tab_lines(tab: &TabSummary) -> String {
+    let mut out = format!("tab {}", tab.status);
+    if !tab.reason.is_empty() {
+        let _ = write!(out, " -- {}", tab.reason);
+    }
+    let _ = writeln!(out, "\n{}", tab.stats_line());
+    if tab.alerts.is_empty() {
+        out.push_str("no alerts\n");
+        return out;
+    }
+    let _ = writeln!(out, "alerts ({}):", tab.alerts.len());
+    for a in &tab.alerts {
+        let _ = write!(
+            out,
+            "  {}: {} failure(s), failing since build {} (newest failure {}",
+            a.row, a.fail_count, a.first_fail_build, a.latest_fail_build
+        );
+        match &a.last_pass_build {
+            Some(p) => {
+                let _ = write!(out, ", last pass {p})");
+            }
+            None => out.push_str(", no pass seen)"),
+        }
+        if !a.message.is_empty() {
+            let _ = write!(out, " -- {}", a.message.replace('\n', " "));
+        }
+        out.push('\n');
     }
     out
 }

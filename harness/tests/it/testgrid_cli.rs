@@ -127,6 +127,59 @@ fn report_writes_html_and_prints_summary() {
 }
 
 #[test]
+fn report_and_check_show_the_tab_status_and_alerts() {
+    let tree = Scratch::new("testgrid");
+    good_build(&tree, "1767300000", START - 8000, true);
+    let newest = good_build(&tree, "1767308400", START, false);
+    let out_file = tree.0.join("out/report.html");
+    let job = tree.0.join("ci-azure-parity");
+    let out = harness(&[
+        "report",
+        path_str(&job),
+        "--out",
+        path_str(&out_file),
+        "--now",
+        &NOW.to_string(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("tab FAIL -- 2 row alert(s)"), "{stdout}");
+    assert!(
+        stdout.contains("ci-azure-parity.Overall: 1 failure(s), failing since build 1767308400"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&out_file).expect("report written");
+    assert!(html.contains("<b class=\"tab-fail\">FAIL</b>"), "{html}");
+    // Alerting off: the failing test makes the tab FLAKY.
+    let check_with = |extra: &[&str]| {
+        let now = NOW.to_string();
+        let mut args = vec![
+            "testgrid",
+            "check",
+            path_str(&newest),
+            "--now",
+            now.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let out = harness(&args);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+        stdout
+    };
+    let stdout = check_with(&["--num-failures-to-alert", "0"]);
+    assert!(
+        stdout.contains("== dashboard tab over these 1 build(s)\ntab FLAKY"),
+        "{stdout}"
+    );
+    // On request the validator draws the Pod row, waiting for podinfo.json after the finish.
+    let stdout = check_with(&["--prowjob-analysis"]);
+    assert!(
+        stdout.contains("running   [!] ci-azure-parity.Pod"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn report_names_a_bad_path() {
     let tree = Scratch::new("testgrid");
     let missing = tree.0.join("nope");

@@ -9,7 +9,7 @@ use crate::junit::reader::{Detail, ParsedCase};
 /// Metric TestGrid derives from the testcase `time` (and from finished − started for Overall).
 pub const DURATION_METRIC: &str = "test-duration-minutes";
 
-/// TestGrid keeps this many bytes of a cell message (first and last half around `...`).
+/// Testcase messages this long or longer are cut to their first and last half around `...`.
 const MESSAGE_BYTES: usize = 140;
 
 /// What one row shows for one build.
@@ -19,7 +19,7 @@ pub struct Cell {
     pub status: Status,
     /// Short text in the cell (`F`, `S`, `E`, `R`, `T`, `2/3`…).
     pub icon: Option<String>,
-    /// Hover message (≤140 bytes, like TestGrid).
+    /// Hover message (testcase messages cut like TestGrid cuts them, see [`cut_message`]).
     pub message: String,
     /// Metrics by name.
     pub metrics: BTreeMap<String, f64>,
@@ -42,9 +42,9 @@ impl Cell {
         self
     }
 
-    /// Sets the message, cut like TestGrid cuts it.
+    /// Sets the message as is (TestGrid cuts only testcase messages, see [`cut_message`]).
     pub fn with_message(mut self, message: &str) -> Self {
-        self.message = cut_message(message);
+        self.message = message.to_owned();
         self
     }
 }
@@ -66,20 +66,22 @@ pub fn from_case(case: &ParsedCase) -> CaseCell {
     {
         return CaseCell::Dropped;
     }
-    let (status, icon) = if let Some(d) = case.error.as_ref().or(case.failure.as_ref()) {
-        (Status::Fail, (!d.message.is_empty()).then_some("F"))
-    } else if case.skipped.is_some() {
-        (Status::PassWithSkips, Some("S"))
-    } else {
-        (Status::Pass, None)
-    };
     let message = [&case.error, &case.failure, &case.skipped]
         .into_iter()
         .flatten()
         .map(detail_text)
         .chain([case.system_err.clone(), case.system_out.clone()])
         .find(|m| !m.is_empty())
+        .map(|m| cut_message(&m))
         .unwrap_or_default();
+    // The "F" icon needs a cell message: from the element, or the system-err/out fallback.
+    let (status, icon) = if case.error.is_some() || case.failure.is_some() {
+        (Status::Fail, (!message.is_empty()).then_some("F"))
+    } else if case.skipped.is_some() {
+        (Status::PassWithSkips, Some("S"))
+    } else {
+        (Status::Pass, None)
+    };
     let mut cell = Cell::new(status).with_message(&message);
     cell.icon = icon.map(str::to_owned);
     if case.time_secs > 0.0 {
@@ -121,58 +123,96 @@ fn parse_go_float(value: &str) -> Option<f64> {
     v.parse::<f64>().ok()
 }
 
-/// Keeps the first and last 70 bytes around `...` (on character boundaries).
+/// TestGrid's testcase message cut: a message of 140 bytes or more keeps its first and last 70
+/// bytes around `...` (cutting bytes, not characters); if that splits a character the message
+/// becomes `invalid utf8: ` plus the text with each broken sequence replaced by `?`.
 pub fn cut_message(message: &str) -> String {
-    if message.len() <= MESSAGE_BYTES {
+    if message.len() < MESSAGE_BYTES {
         return message.to_owned();
     }
     let half = MESSAGE_BYTES / 2;
-    let mut head = half;
-    while !message.is_char_boundary(head) {
-        head -= 1;
+    let bytes = message.as_bytes();
+    let mut cut = Vec::with_capacity(MESSAGE_BYTES + 3);
+    cut.extend_from_slice(&bytes[..half]);
+    cut.extend_from_slice(b"...");
+    cut.extend_from_slice(&bytes[bytes.len() - half..]);
+    match String::from_utf8(cut) {
+        Ok(valid) => valid,
+        Err(e) => format!("invalid utf8: {}", to_valid_utf8(e.as_bytes(), "?")),
     }
-    let mut tail = message.len() - half;
-    while !message.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!("{}...{}", &message[..head], &message[tail..])
 }
 
-/// Merges cells with the same row name in one column: FLAKY when some passed and some failed,
-/// else the most severe status; icon `passes/total`; metrics averaged.
+/// Go's `strings.ToValidUTF8`: each run of invalid bytes becomes one `replacement`.
+fn to_valid_utf8(bytes: &[u8], replacement: &str) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut in_invalid_run = false;
+    for chunk in bytes.utf8_chunks() {
+        if !chunk.valid().is_empty() {
+            out.push_str(chunk.valid());
+            in_invalid_run = false;
+        }
+        if !chunk.invalid().is_empty() && !in_invalid_run {
+            out.push_str(replacement);
+            in_invalid_run = true;
+        }
+    }
+    out
+}
+
+/// Merges cells with the same row name in one column like TestGrid's `MergeCells`: FLAKY when
+/// some passed and some failed, else the most severe status; icon `passes/total`; metrics
+/// averaged; message `passes/total runs passed: <most relevant message>`, where the most
+/// relevant message is the failing one of highest severity (later cells win ties), else the
+/// passing one likewise. As in TestGrid, a candidate must be at least as severe as the first
+/// cell, so a failing first cell hides every passing message.
 pub fn merge(cells: Vec<Cell>) -> Option<Cell> {
     if cells.len() <= 1 {
         return cells.into_iter().next();
     }
-    let total = cells.len();
-    let passes = cells.iter().filter(|c| c.status.is_passing()).count();
-    let any_fail = cells.iter().any(|c| c.status.is_failing());
-    let worst = cells.iter().max_by_key(|c| c.status)?;
-    let status = if passes > 0 && any_fail {
-        Status::Flaky
-    } else {
-        worst.status
-    };
-    let relevant = cells
-        .iter()
-        .filter(|c| !c.message.is_empty())
-        .max_by_key(|c| c.status)
-        .map(|c| c.message.clone())
-        .unwrap_or_default();
-    let mut sums: BTreeMap<String, (f64, u32)> = BTreeMap::new();
+    let first = cells.first()?.status;
+    let (mut worst, mut passes, mut fails) = (first, 0usize, 0usize);
+    let (mut pass_msg, mut pass_msg_status) = ("", first);
+    let (mut fail_msg, mut fail_msg_status) = ("", first);
+    let mut sums: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
     for c in &cells {
+        worst = worst.max(c.status);
+        if c.status.is_passing() {
+            passes += 1;
+            if !c.message.is_empty() && c.status >= pass_msg_status {
+                (pass_msg, pass_msg_status) = (&c.message, c.status);
+            }
+        } else if c.status.is_failing() {
+            fails += 1;
+            if !c.message.is_empty() && c.status >= fail_msg_status {
+                (fail_msg, fail_msg_status) = (&c.message, c.status);
+            }
+        }
         for (k, v) in &c.metrics {
-            let e = sums.entry(k.clone()).or_insert((0.0, 0));
+            let e = sums.entry(k).or_insert((0.0, 0));
             e.0 += v;
             e.1 += 1;
         }
     }
-    let mut merged = Cell::new(status)
-        .with_icon(&format!("{passes}/{total}"))
-        .with_message(&format!("{passes}/{total} runs passed: {relevant}"));
+    let status = if passes > 0 && fails > 0 {
+        Status::Flaky
+    } else {
+        worst
+    };
+    let icon = format!("{passes}/{}", cells.len());
+    let relevant = if fail_msg.is_empty() {
+        pass_msg
+    } else {
+        fail_msg
+    };
+    let message = if relevant.is_empty() {
+        format!("{icon} runs passed")
+    } else {
+        format!("{icon} runs passed: {relevant}")
+    };
+    let mut merged = Cell::new(status).with_icon(&icon).with_message(&message);
     merged.metrics = sums
         .into_iter()
-        .map(|(k, (s, n))| (k, s / f64::from(n)))
+        .map(|(k, (s, n))| (k.to_owned(), s / f64::from(n)))
         .collect();
     Some(merged)
 }
@@ -230,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn error_and_failure_fail_icon_only_with_message() {
+    fn error_and_failure_fail_icon_only_with_a_cell_message() {
         let CaseCell::Cell(c, _) = from_case(&ParsedCase {
             error: detail("boom", ""),
             ..case()
@@ -245,16 +285,42 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            (c.status, c.icon, c.message.as_str()),
-            (Status::Fail, None, "body")
+            (c.status, c.icon.as_deref(), c.message.as_str()),
+            (Status::Fail, Some("F"), "body")
         );
+        let CaseCell::Cell(c, _) = from_case(&ParsedCase {
+            failure: detail("", ""),
+            ..case()
+        }) else {
+            panic!()
+        };
+        assert_eq!(
+            (c.status, c.icon, c.message.as_str()),
+            (Status::Fail, None, "")
+        );
+        let CaseCell::Cell(c, _) = from_case(&ParsedCase {
+            failure: detail("", ""),
+            system_out: "log".into(),
+            ..case()
+        }) else {
+            panic!()
+        };
+        assert_eq!((c.icon.as_deref(), c.message.as_str()), (Some("F"), "log"));
     }
 
     #[test]
-    fn message_is_cut_to_140_bytes() {
+    fn message_is_cut_from_140_bytes_on_bytes_like_go() {
         let long = format!("{}{}", "a".repeat(100), "b".repeat(100));
         let cut = cut_message(&long);
         assert_eq!(cut, format!("{}...{}", "a".repeat(70), "b".repeat(70)));
+        assert_eq!(cut_message(&"x".repeat(139)), "x".repeat(139));
+        assert_eq!(cut_message(&"x".repeat(140)).len(), 143);
+        // "é" is two bytes: after one "a", byte 70 falls inside the 35th "é".
+        let accents = format!("a{}", "é".repeat(100));
+        assert_eq!(
+            cut_message(&accents),
+            format!("invalid utf8: a{}?...{}", "é".repeat(34), "é".repeat(35))
+        );
     }
 
     #[test]
@@ -280,6 +346,25 @@ mod tests {
         assert_eq!(c.metrics["ratio"], 0.001);
         assert_eq!(c.metrics[DURATION_METRIC], 0.5);
         assert_eq!(not_numeric, ["zone"]);
+    }
+
+    #[test]
+    fn merged_message_is_the_most_relevant_one_like_testgrid() {
+        let fail = |m: &str| Cell::new(Status::Fail).with_message(m);
+        let pass = |m: &str| Cell::new(Status::Pass).with_message(m);
+        let msg = |cells: Vec<Cell>| merge(cells).map(|c| c.message).unwrap_or_default();
+        // Equally severe failures: the later one wins (GTE), as in TestGrid's MergeCells.
+        assert_eq!(msg(vec![fail("a"), fail("b")]), "0/2 runs passed: b");
+        // A failing message beats a passing one whatever the order.
+        assert_eq!(msg(vec![pass("p"), fail("f")]), "1/2 runs passed: f");
+        // No message at all: no dangling ": ".
+        assert_eq!(msg(vec![fail(""), pass("")]), "1/2 runs passed");
+        // A failing first cell sets the bar: a passing message is never chosen.
+        assert_eq!(msg(vec![fail(""), pass("p")]), "1/2 runs passed");
+        assert_eq!(msg(vec![pass(""), pass("p")]), "2/2 runs passed: p");
+        // The merged message is not cut again.
+        let long = "m".repeat(140);
+        assert_eq!(msg(vec![fail(&long), pass("")]).len(), 140 + 17);
     }
 
     #[test]

@@ -1,32 +1,46 @@
 //! Reads one build directory into the column TestGrid's updater would draw, recording every
 //! file or value it would drop, misread or reject.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 
-use super::cell::{self, CaseCell, Cell, DURATION_METRIC};
-use super::json_file::{self, FINISHED_FIELDS, JsonFile, STARTED_FIELDS};
+use super::cell::{Cell, DURATION_METRIC};
+use super::json_file::JsonFile;
+use super::junit_rows::{self, JunitRows};
+use super::metadata_files::{self, FinishedFields, MetadataFiles};
+use super::notes::Notes;
+use super::pod_row::pod_cell;
 use super::status::Status;
-use crate::finding::{Finding, Severity};
-use crate::junit::reader;
-use crate::natural::natural_cmp;
+use crate::finding::{Code, Finding, Severity};
 
-/// TestGrid records JUnit files above this size as malformed.
-pub const MAX_JUNIT_BYTES: u64 = 100 * 1024 * 1024;
-/// A build without `finished.json` fails after this long (TestGrid's default max runtime).
+pub use super::junit_rows::MAX_JUNIT_BYTES;
+
+/// A build without a finished time fails this long after its start (TestGrid's default).
 const MAX_RUNTIME_SECS: i64 = 24 * 3600;
-/// Timestamps above this are almost certainly milliseconds, not seconds (year 5138).
-const SECONDS_CEILING: i64 = 100_000_000_000;
+/// TestGrid waits this long after the finish time for late files (podinfo.json).
+const AFTER_FINISH_SECS: i64 = 3600;
 
-/// Inputs that are not in the files.
-#[derive(Debug, Clone, Copy)]
+/// Inputs that are not in the files: the clock and the test group's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadOptions {
     /// "Now" in epoch seconds: decides RUNNING vs timed out.
     pub now: i64,
     /// The test group's `days_of_results`: older builds show as UNKNOWN. `None` = no limit.
     pub days_of_results: Option<u32>,
+    /// The opposite of the group's `disable_prowjob_analysis`: draw the `<job>.Pod` row.
+    pub prowjob_analysis: bool,
+}
+
+impl ReadOptions {
+    /// Options as our generated configuration sets them (no age limit, no Pod row), at `now`.
+    pub fn at(now: i64) -> Self {
+        Self {
+            now,
+            days_of_results: None,
+            prowjob_analysis: false,
+        }
+    }
 }
 
 /// One build as a grid column.
@@ -38,13 +52,15 @@ pub struct Column {
     pub build: String,
     /// `started.json` timestamp (0 when missing): the display order key.
     pub started: i64,
-    /// `finished.json` timestamp, when complete.
+    /// `finished.json` timestamp, when TestGrid counts the build as complete.
     pub finished: Option<i64>,
-    /// The "Commit" header value.
+    /// The "Commit" header value (blank while running without a version).
     pub commit: String,
     /// The `<job>.Overall` cell.
     pub overall: Cell,
-    /// Test rows in natural order of their names (Overall excluded).
+    /// The `<job>.Pod` cell, when the group analyses Prow pods.
+    pub pod: Option<Cell>,
+    /// Test rows in natural order of their names (Overall and Pod excluded).
     pub rows: Vec<(String, Cell)>,
 }
 
@@ -52,6 +68,20 @@ impl Column {
     /// Name of the synthetic Overall row.
     pub fn overall_row(&self) -> String {
         format!("{}.Overall", self.job)
+    }
+
+    /// Name of the synthetic Pod row.
+    pub fn pod_row(&self) -> String {
+        format!("{}.Pod", self.job)
+    }
+
+    /// The synthetic rows this column has (Overall, then Pod if drawn).
+    pub fn injected_rows(&self) -> Vec<(String, &Cell)> {
+        let mut out = vec![(self.overall_row(), &self.overall)];
+        if let Some(pod) = &self.pod {
+            out.push((self.pod_row(), pod));
+        }
+        out
     }
 }
 
@@ -91,469 +121,163 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
     }
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let dir = canonical.as_path();
-    let mut r = Reader {
-        findings: Vec::new(),
-        malformed: Vec::new(),
-    };
-    let job = name_of(dir.parent().unwrap_or(Path::new(""))).unwrap_or_default();
-    let build = name_of(dir).unwrap_or_default();
+    let mut notes = Notes::default();
+    let job = name_of(dir.parent().unwrap_or(Path::new("")));
+    let build = name_of(dir);
 
-    let started_file = json_file::read(dir, "started.json", STARTED_FIELDS);
-    let finished_file = json_file::read(dir, "finished.json", FINISHED_FIELDS);
+    let files = MetadataFiles::read(dir);
     let mut download_failure = None;
-    let started = r.started(&started_file, &mut download_failure);
-    let finished = r.finished(&finished_file, &mut download_failure);
-    let empty = Map::new();
-    let commit = crate::version::commit_header(
-        as_object(&started_file).unwrap_or(&empty),
-        as_object(&finished_file).unwrap_or(&empty),
-    );
+    let started = metadata_files::started(&mut notes, &files.started, &mut download_failure);
+    let finished = metadata_files::finished(&mut notes, &files.finished, &mut download_failure);
+    let podinfo = metadata_files::podinfo(&mut notes, &files.podinfo, &mut download_failure, &job);
+    let started = started.unwrap_or(0);
     let mut column = Column {
         job,
         build,
-        started: started.unwrap_or(0),
-        finished: finished.as_ref().map(|f| f.timestamp),
-        commit,
+        started,
+        finished: finished.as_ref().and_then(FinishedFields::completed_at),
+        commit: String::new(),
         overall: Cell::new(Status::Pass),
+        pod: None,
         rows: Vec::new(),
     };
     if let Some(failure) = download_failure {
         column.overall = Cell::new(Status::ToolFail).with_message(&failure);
+        column.commit = commit(&files, false);
         return Ok(BuildRead {
             column,
-            findings: r.findings,
+            findings: notes.findings,
         });
     }
-    if let (Some(s), Some(f)) = (started, finished.as_ref())
-        && f.timestamp < s
+    if let Some(f) = column.finished
+        && started > 0
+        && f < started
     {
-        r.note(Severity::Warning, "finished-before-started", "finished.json", format!(
-            "finished timestamp {} is before started timestamp {s}; the Overall duration metric is negative",
-            f.timestamp
+        notes.note(Severity::Warning, Code::FinishedBeforeStarted, "finished.json", format!(
+            "finished timestamp {f} is before started timestamp {started}; the Overall duration metric is negative"
         ));
     }
-    column.rows = r.rows(dir);
-    column.overall = r.overall(&column, finished.as_ref(), opts);
+    let junit = junit_rows::read(dir, &mut notes);
+    let deadline = deadline(started, finished.as_ref().and_then(|f| f.timestamp));
+    column.overall = overall(
+        &mut notes,
+        &column,
+        finished.as_ref(),
+        &junit,
+        deadline,
+        opts,
+    );
+    if opts.prowjob_analysis {
+        column.pod = pod_cell(podinfo, column.overall.status, opts.now, deadline);
+    }
+    column.rows = junit.rows;
+    column.commit = commit(&files, column.overall.status == Status::Running);
     Ok(BuildRead {
         column,
-        findings: r.findings,
+        findings: notes.findings,
     })
 }
 
-struct FinishedFields {
-    timestamp: i64,
-    passed: Option<bool>,
-    result: Option<String>,
-}
-
-/// One of the two build metadata files and the finding codes for when TestGrid cannot use it.
-struct MetadataFile {
-    /// File name inside the build directory.
-    path: &'static str,
-    /// Code when the file is absent.
-    missing: &'static str,
-    /// What TestGrid shows when the file is absent.
-    missing_message: &'static str,
-    /// Code when the file is empty or cut short.
-    malformed: &'static str,
-    /// Code when the file cannot be decoded.
-    invalid: &'static str,
-}
-
-const STARTED: MetadataFile = MetadataFile {
-    path: "started.json",
-    missing: "started-missing",
-    missing_message: "no started.json: TestGrid uses start time 0 and shows the column as RUNNING (\"start timestamp is 0\")",
-    malformed: "started-malformed",
-    invalid: "started-invalid",
-};
-
-const FINISHED: MetadataFile = MetadataFile {
-    path: "finished.json",
-    missing: "finished-missing",
-    missing_message: "no finished.json: TestGrid shows the column as RUNNING, then FAIL (icon T) 24 h after the start",
-    malformed: "finished-malformed",
-    invalid: "finished-invalid",
-};
-
-struct Reader {
-    findings: Vec<Finding>,
-    malformed: Vec<String>,
-}
-
-impl Reader {
-    fn note(&mut self, severity: Severity, code: &'static str, path: &str, message: String) {
-        self.findings
-            .push(Finding::new(severity, code, path, message));
-    }
-
-    /// Reports a metadata file that is absent or undecodable the way TestGrid treats it (alike
-    /// for both files) and hands back its decoded object otherwise.
-    fn decoded<'f>(
-        &mut self,
-        file: &'f JsonFile,
-        meta: &MetadataFile,
-        failure: &mut Option<String>,
-    ) -> Option<&'f Map<String, Value>> {
-        let p = meta.path;
-        match file {
-            JsonFile::Missing => {
-                self.note(
-                    Severity::Error,
-                    meta.missing,
-                    p,
-                    meta.missing_message.into(),
-                );
-                None
-            }
-            JsonFile::Truncated(e) => {
-                self.note(
-                    Severity::Error,
-                    meta.malformed,
-                    p,
-                    format!("{e}: Overall becomes FAIL \"Malformed artifacts\" (icon E)"),
-                );
-                self.malformed.push(p.into());
-                None
-            }
-            JsonFile::Invalid(e) => {
-                self.note(
-                    Severity::Error,
-                    meta.invalid,
-                    p,
-                    format!(
-                        "{e}: TestGrid cannot decode it and shows only a TOOL_FAIL Overall cell"
-                    ),
-                );
-                failure.get_or_insert(format!("Failed to download {p}: {e}"));
-                None
-            }
-            JsonFile::Object(map) => Some(map),
-        }
-    }
-
-    /// Flags a timestamp in milliseconds: TestGrid reads epoch seconds in both metadata files.
-    fn check_seconds(&mut self, path: &str, timestamp: i64) {
-        if timestamp > SECONDS_CEILING {
-            self.note(
-                Severity::Error,
-                "timestamp-milliseconds",
-                path,
-                format!(
-                    "timestamp {timestamp} looks like milliseconds; TestGrid expects epoch seconds"
-                ),
-            );
-        }
-    }
-
-    fn started(&mut self, file: &JsonFile, failure: &mut Option<String>) -> Option<i64> {
-        const P: &str = STARTED.path;
-        let map = self.decoded(file, &STARTED, failure)?;
-        let ts = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
-        if ts == 0 {
-            self.note(Severity::Error, "started-timestamp-zero", P, "timestamp is missing or 0: TestGrid shows the column as RUNNING (\"start timestamp is 0\")".into());
-        }
-        self.check_seconds(P, ts);
-        if map.contains_key("metadata") {
-            self.note(
-                Severity::Info,
-                "started-metadata-deprecated",
-                P,
-                "metadata in started.json is deprecated; put it in finished.json".into(),
-            );
-        }
-        Some(ts)
-    }
-
-    fn finished(
-        &mut self,
-        file: &JsonFile,
-        failure: &mut Option<String>,
-    ) -> Option<FinishedFields> {
-        const P: &str = FINISHED.path;
-        let map = self.decoded(file, &FINISHED, failure)?;
-        let timestamp = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
-        self.check_seconds(P, timestamp);
-        let passed = map.get("passed").and_then(Value::as_bool);
-        let result = map.get("result").and_then(Value::as_str).map(str::to_owned);
-        match (&passed, &result) {
-            (None, Some(res)) => self.note(Severity::Error, "passed-missing", P, format!(
-                "no \"passed\": TestGrid falls back to result == \"SUCCESS\" (result is {res:?}) and flags the Overall cell with icon E"
-            )),
-            (None, None) => self.note(Severity::Error, "passed-missing", P, "neither \"passed\" nor \"result\": TestGrid shows Overall as FAIL".into()),
-            _ => {}
-        }
-        if let Some(res) = &result
-            && !["SUCCESS", "FAILURE", "ABORTED"].contains(&res.as_str())
-        {
-            self.note(
-                Severity::Warning,
-                "result-unknown",
-                P,
-                format!("result {res:?} is not one of SUCCESS, FAILURE, ABORTED"),
-            );
-        }
-        if let (Some(p), Some(res)) = (passed, &result)
-            && p != (res == "SUCCESS")
-        {
-            self.note(
-                Severity::Warning,
-                "passed-result-disagree",
-                P,
-                format!("passed is {p} but result is {res:?}; TestGrid uses passed"),
-            );
-        }
-        if let Some(meta) = map.get("metadata").and_then(Value::as_object) {
-            let odd: Vec<&str> = meta
-                .iter()
-                .filter(|(_, v)| {
-                    !(v.is_string()
-                        || v.is_object()
-                        || v.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
-                })
-                .map(|(k, _)| k.as_str())
-                .collect();
-            if !odd.is_empty() {
-                self.note(Severity::Info, "metadata-not-string", P, format!(
-                    "metadata keys {odd:?} are not strings, lists of strings or objects; TestGrid ignores them for column headers"
-                ));
-            }
-        }
-        Some(FinishedFields {
-            timestamp,
-            passed,
-            result,
-        })
-    }
-
-    fn rows(&mut self, dir: &Path) -> Vec<(String, Cell)> {
-        let mut files = Vec::new();
-        walk(dir, &mut files);
-        files.sort();
-        let mut by_name: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
-        let mut junit_count = 0;
-        for path in files {
-            let rel = rel_path(dir, &path);
-            let base = name_of(&path).unwrap_or_default();
-            let is_junit =
-                base == "test.xml" || (base.starts_with("junit") && base.ends_with(".xml"));
-            if !is_junit {
-                if base.ends_with(".xml") {
-                    self.note(Severity::Warning, "file-not-read", &rel, "TestGrid reads only files named junit*.xml or test.xml; this one is ignored".into());
-                }
-                continue;
-            }
-            junit_count += 1;
-            self.junit_file(&path, &rel, &mut by_name);
-        }
-        if junit_count == 0 {
-            self.note(
-                Severity::Warning,
-                "no-junit",
-                ".",
-                "no junit*.xml file anywhere under the build: TestGrid shows only the Overall row"
-                    .into(),
-            );
-        }
-        let mut rows = Vec::new();
-        for (name, cells) in by_name {
-            if cells.len() > 1 {
-                let statuses: Vec<&str> = cells.iter().map(|c| c.status.name()).collect();
-                self.note(
-                    Severity::Warning,
-                    "duplicate-row",
-                    ".",
-                    format!(
-                        "row {name:?} appears {} times ({}); TestGrid merges them into one cell",
-                        cells.len(),
-                        statuses.join(", ")
-                    ),
-                );
-            }
-            if let Some(merged) = cell::merge(cells) {
-                rows.push((name, merged));
-            }
-        }
-        rows.sort_by(|a, b| natural_cmp(&a.0, &b.0));
-        rows
-    }
-
-    fn junit_file(&mut self, path: &Path, rel: &str, by_name: &mut BTreeMap<String, Vec<Cell>>) {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        if size > MAX_JUNIT_BYTES {
-            self.note(
-                Severity::Error,
-                "junit-too-large",
-                rel,
-                format!(
-                    "{size} bytes is over TestGrid's 100 MB limit: recorded as malformed, no rows"
-                ),
-            );
-            self.malformed.push(rel.to_owned());
-            return;
-        }
-        let parsed = match std::fs::read(path) {
-            Ok(bytes) => reader::parse(&bytes),
-            Err(e) => {
-                self.note(
-                    Severity::Error,
-                    "junit-unreadable",
-                    rel,
-                    format!("cannot read: {e}"),
-                );
-                self.malformed.push(rel.to_owned());
-                return;
-            }
-        };
-        let parsed = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                self.note(Severity::Error, "junit-malformed", rel, format!("{e}: TestGrid records the file as malformed (Overall FAIL, icon E) and reads no rows from it"));
-                self.malformed.push(rel.to_owned());
-                return;
-            }
-        };
-        let mut dropped = Vec::new();
-        let mut not_numeric = Vec::new();
-        for case in &parsed.cases {
-            match cell::from_case(case) {
-                CaseCell::Dropped => dropped.push(case.row_name.clone()),
-                CaseCell::Cell(c, props) => {
-                    not_numeric
-                        .extend(props.into_iter().map(|p| format!("{}: {p}", case.row_name)));
-                    by_name.entry(case.row_name.clone()).or_default().push(c);
-                }
-            }
-        }
-        if !dropped.is_empty() {
-            self.note(Severity::Warning, "skip-dropped", rel, format!(
-                "{} testcase(s) skipped without a reason (message empty or \"skipped\", no body) get no row: {}",
-                dropped.len(),
-                preview(&dropped)
-            ));
-        }
-        if !not_numeric.is_empty() {
-            self.note(Severity::Info, "property-not-metric", rel, format!(
-                "{} non-numeric testcase propert(ies) are not metrics (usable only as annotations): {}",
-                not_numeric.len(),
-                preview(&not_numeric)
-            ));
-        }
-    }
-
-    fn overall(
-        &mut self,
-        column: &Column,
-        finished: Option<&FinishedFields>,
-        opts: &ReadOptions,
-    ) -> Cell {
-        let mut cell = if column.started == 0 {
-            Cell::new(Status::Running)
-                .with_icon("R")
-                .with_message("start timestamp is 0")
-        } else if let Some(days) = opts
-            .days_of_results
-            .filter(|d| column.started < opts.now - i64::from(*d) * 86_400)
-        {
-            self.note(Severity::Warning, "build-too-old", "started.json", format!(
-                "started more than days_of_results={days} days ago: TestGrid shows UNKNOWN \"build too old\""
-            ));
-            Cell::new(Status::Unknown).with_message("build too old")
-        } else if !self.malformed.is_empty() {
-            Cell::new(Status::Fail)
-                .with_icon("E")
-                .with_message(&format!(
-                    "Malformed artifacts: {}",
-                    self.malformed.join(", ")
-                ))
-        } else if let Some(f) = finished {
-            match (f.passed, &f.result) {
-                (Some(true), _) => Cell::new(Status::Pass),
-                (Some(false), _) => Cell::new(Status::Fail),
-                (None, Some(res)) => {
-                    let status = if res == "SUCCESS" {
-                        Status::Pass
-                    } else {
-                        Status::Fail
-                    };
-                    Cell::new(status)
-                        .with_icon("E")
-                        .with_message(&format!("finished.json missing passed (result {res})"))
-                }
-                (None, None) => Cell::new(Status::Fail),
-            }
-        } else if opts.now > column.started + MAX_RUNTIME_SECS {
-            Cell::new(Status::Fail)
-                .with_icon("T")
-                .with_message("Testing did not complete within 24 hours")
-        } else {
-            Cell::new(Status::Running)
-                .with_icon("R")
-                .with_message("Build still running...")
-        };
-        if cell.status == Status::Fail
-            && cell.icon.is_none()
-            && !column.rows.iter().any(|(_, c)| c.status.is_failing())
-        {
-            cell = cell
-                .with_icon("F")
-                .with_message("Build failed outside of test results");
-        }
-        if let Some(f) = finished
-            && f.timestamp > 0
-            && column.started > 0
-        {
-            cell.metrics.insert(
-                DURATION_METRIC.to_owned(),
-                (f.timestamp - column.started) as f64 / 60.0,
-            );
-        }
-        cell
+/// When TestGrid stops waiting for a build: an hour after its finish time when finished.json
+/// has one (even 0), else 24 hours after the start.
+fn deadline(started: i64, finished: Option<i64>) -> i64 {
+    match finished {
+        Some(f) => f.saturating_add(AFTER_FINISH_SECS),
+        None => started.saturating_add(MAX_RUNTIME_SECS),
     }
 }
 
-fn as_object(f: &JsonFile) -> Option<&Map<String, Value>> {
+fn commit(files: &MetadataFiles, running: bool) -> String {
+    let empty = Map::new();
+    crate::version::commit_header(
+        as_object(&files.started).unwrap_or(&empty),
+        as_object(&files.finished).unwrap_or(&empty),
+        running,
+    )
+}
+
+/// The Overall cell: TestGrid's `overallCell`, plus the start-time and age checks, plus the "F"
+/// icon when a failed build has no failing testcase (before merging equal names).
+fn overall(
+    notes: &mut Notes,
+    column: &Column,
+    finished: Option<&FinishedFields>,
+    junit: &JunitRows,
+    deadline: i64,
+    opts: &ReadOptions,
+) -> Cell {
+    let completed = finished.and_then(FinishedFields::completed_at);
+    // testgrid.md §1.7: an empty or cut-short file (even started.json) means "Malformed
+    // artifacts", which TestGrid's overallCell decides before anything else.
+    let mut cell = if !notes.malformed.is_empty() {
+        Cell::new(Status::Fail)
+            .with_icon("E")
+            .with_message(&format!(
+                "Malformed artifacts: {}",
+                notes.malformed.join(", ")
+            ))
+    } else if column.started == 0 {
+        Cell::new(Status::Running)
+            .with_icon("R")
+            .with_message("start timestamp is 0")
+    } else if let Some(days) = opts
+        .days_of_results
+        .filter(|d| column.started < opts.now - i64::from(*d) * 86_400)
+    {
+        notes.note(Severity::Warning, Code::BuildTooOld, "started.json", format!(
+            "started more than days_of_results={days} days ago: TestGrid shows UNKNOWN \"build too old\""
+        ));
+        Cell::new(Status::Unknown).with_message("build too old")
+    } else if let (Some(f), Some(_)) = (finished, completed) {
+        match (f.passed, &f.result) {
+            (Some(true), _) => Cell::new(Status::Pass),
+            (Some(false), _) => Cell::new(Status::Fail),
+            (None, Some(res)) => {
+                let status = if res == "SUCCESS" {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+                Cell::new(status)
+                    .with_icon("E")
+                    .with_message(&format!("finished.json missing passed (result {res})"))
+            }
+            (None, None) => Cell::new(Status::Fail),
+        }
+    } else if opts.now > deadline {
+        Cell::new(Status::Fail)
+            .with_icon("T")
+            .with_message("Testing did not complete within 24 hours")
+    } else {
+        Cell::new(Status::Running)
+            .with_icon("R")
+            .with_message("Build still running...")
+    };
+    if cell.status == Status::Fail && cell.message.is_empty() && !junit.any_failing_case {
+        cell = cell
+            .with_icon("F")
+            .with_message("Build failed outside of test results");
+    }
+    if let Some(f) = completed
+        && column.started > 0
+    {
+        cell.metrics.insert(
+            DURATION_METRIC.to_owned(),
+            (f - column.started) as f64 / 60.0,
+        );
+    }
+    cell
+}
+
+fn as_object(f: &JsonFile) -> Option<&Map<String, serde_json::Value>> {
     match f {
         JsonFile::Object(m) => Some(m),
         _ => None,
     }
 }
 
-fn preview(items: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut s = items
-        .iter()
-        .take(SHOWN)
-        .map(|i| format!("{i:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if items.len() > SHOWN {
-        s.push_str(&format!(" and {} more", items.len() - SHOWN));
-    }
-    s
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(ty) = entry.file_type() else { continue };
-        if ty.is_dir() {
-            walk(&entry.path(), out);
-        } else if ty.is_file() {
-            out.push(entry.path());
-        }
-    }
-}
-
-fn name_of(path: &Path) -> Option<String> {
-    path.file_name().map(|n| n.to_string_lossy().into_owned())
-}
-
-fn rel_path(base: &Path, path: &Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

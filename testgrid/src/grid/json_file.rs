@@ -123,6 +123,10 @@ pub const FINISHED_FIELDS: &[(&str, FieldType)] = &[
     ("metadata", FieldType::Object),
 ];
 
+/// Fields of `podinfo.json` whose type TestGrid's decoder checks at the top level (the pod
+/// itself is a Kubernetes object).
+pub const PODINFO_FIELDS: &[(&str, FieldType)] = &[("pod", FieldType::Object)];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,31 +1,37 @@
 //! The grid TestGrid draws: columns are builds (newest first), rows are tests plus Overall.
 
+pub mod alerts;
 pub mod cell;
 pub mod column;
 pub mod json_file;
+pub mod junit_rows;
 pub mod load;
+pub mod metadata_files;
+pub mod notes;
+pub mod pod_row;
 pub mod status;
+pub mod tab_status;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::natural::natural_cmp;
 pub use cell::Cell;
 pub use column::{BuildRead, Column, ReadOptions, read_build};
-pub use status::Status;
+pub use status::{Coalesced, Status};
 
 /// Columns and rows ready to draw or summarise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
     /// Builds, newest `started` first (ties: greater build id first).
     pub columns: Vec<Column>,
-    /// Row names: Overall rows first, then tests in natural order.
+    /// Row names: the synthetic Overall (and Pod) rows first, then tests in natural order.
     pub rows: Vec<String>,
     cells: Vec<BTreeMap<String, Cell>>,
 }
 
 impl Grid {
     /// Builds the grid. With builds of more than one job, test rows are prefixed with
-    /// `<job>.` as in TestGrid's multi-job groups.
+    /// `<job>.` and plain `Overall` (and `Pod`) rows are added, as in TestGrid's multi-job groups.
     pub fn new(mut columns: Vec<Column>) -> Self {
         columns.sort_by(|a, b| {
             b.started
@@ -40,8 +46,16 @@ impl Grid {
             .iter()
             .map(|col| {
                 let mut map = BTreeMap::new();
-                overall_rows.insert(col.overall_row());
-                map.insert(col.overall_row(), col.overall.clone());
+                for (name, cell) in col.injected_rows() {
+                    if multi_job {
+                        // Multi-job groups also get the plain `Overall`/`Pod` rows.
+                        let plain = name.rsplit('.').next().unwrap_or_default().to_owned();
+                        overall_rows.insert(plain.clone());
+                        map.insert(plain, cell.clone());
+                    }
+                    overall_rows.insert(name.clone());
+                    map.insert(name, cell.clone());
+                }
                 for (name, cell) in &col.rows {
                     let row = if multi_job {
                         format!("{}.{name}", col.job)
@@ -87,6 +101,7 @@ mod tests {
             finished: Some(started + 60),
             commit: "missing".into(),
             overall: Cell::new(Status::Pass),
+            pod: None,
             rows: rows
                 .iter()
                 .map(|(n, s)| ((*n).to_owned(), Cell::new(*s)))
@@ -119,6 +134,9 @@ mod tests {
             column("a", "1", 1, &[("s.x", Status::Pass)]),
             column("b", "1", 2, &[("s.x", Status::Pass)]),
         ]);
-        assert_eq!(g.rows, ["a.Overall", "b.Overall", "a.s.x", "b.s.x"]);
+        assert_eq!(
+            g.rows,
+            ["Overall", "a.Overall", "b.Overall", "a.s.x", "b.s.x"]
+        );
     }
 }

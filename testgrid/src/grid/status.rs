@@ -54,6 +54,18 @@ impl Status {
         }
     }
 
+    /// TestGrid's `result.Coalesce`: the five-way reduction alerts and tab summaries use.
+    /// With `ignore_running` a RUNNING cell counts as no result; otherwise it is UNKNOWN.
+    pub fn coalesce(self, ignore_running: bool) -> Coalesced {
+        match self {
+            Status::Running if ignore_running => Coalesced::NoResult,
+            Status::Flaky => Coalesced::Flaky,
+            s if s.is_failing() => Coalesced::Fail,
+            s if s.is_passing() => Coalesced::Pass,
+            _ => Coalesced::Unknown,
+        }
+    }
+
     /// Fill colour of the cell in our HTML grid (distinct per status; fixed so tests can find it).
     pub fn colour(self) -> [u8; 3] {
         match self {
@@ -68,6 +80,39 @@ impl Status {
     }
 }
 
+/// A status reduced the way TestGrid reduces statuses for alerts and tab summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Coalesced {
+    /// No cell, or a running one.
+    NoResult,
+    /// Any passing status.
+    Pass,
+    /// Any failing status.
+    Fail,
+    /// Flaky.
+    Flaky,
+    /// Anything else (unknown, running when running is not ignored).
+    Unknown,
+}
+
+impl Coalesced {
+    /// Coalesces an optional cell status (a missing cell is no result).
+    pub fn of(status: Option<Status>, ignore_running: bool) -> Self {
+        status.map_or(Coalesced::NoResult, |s| s.coalesce(ignore_running))
+    }
+
+    /// Upper-case name, as TestGrid spells statuses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Coalesced::NoResult => "NO_RESULT",
+            Coalesced::Pass => "PASS",
+            Coalesced::Fail => "FAIL",
+            Coalesced::Flaky => "FLAKY",
+            Coalesced::Unknown => "UNKNOWN",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +123,27 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, Status::ALL);
         assert!(Status::Flaky < Status::Fail && Status::Running < Status::Flaky);
+    }
+
+    #[test]
+    fn coalescing_matches_testgrid() {
+        let got: Vec<(&str, &str, &str)> = Status::ALL
+            .iter()
+            .map(|s| (s.name(), s.coalesce(true).name(), s.coalesce(false).name()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("pass", "PASS", "PASS"),
+                ("skip", "PASS", "PASS"),
+                ("running", "NO_RESULT", "UNKNOWN"),
+                ("unknown", "UNKNOWN", "UNKNOWN"),
+                ("flaky", "FLAKY", "FLAKY"),
+                ("tool-fail", "FAIL", "FAIL"),
+                ("fail", "FAIL", "FAIL"),
+            ]
+        );
+        assert_eq!(Coalesced::of(None, false), Coalesced::NoResult);
     }
 
     #[test]

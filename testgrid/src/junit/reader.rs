@@ -110,7 +110,9 @@ pub fn parse(xml: &[u8]) -> Result<ParsedFile, ParseError> {
                 if let Some(enc) = decl.encoding() {
                     let enc = enc.map_err(|e| err(&reader, &e))?;
                     let enc = String::from_utf8_lossy(&enc).to_string();
-                    if !enc.eq_ignore_ascii_case("utf-8") && !enc.eq_ignore_ascii_case("utf8") {
+                    // Go's decoder accepts any case of "utf-8" itself; TestGrid's charset
+                    // reader adds exactly "UTF-8", "utf8" and "".
+                    if !enc.eq_ignore_ascii_case("utf-8") && enc != "utf8" && !enc.is_empty() {
                         return Err(ParseError::Encoding(enc));
                     }
                 }
@@ -347,6 +349,24 @@ mod tests {
         assert!(matches!(
             parse(br#"<?xml version="1.0" encoding="ISO-8859-1"?><testsuites/>"#),
             Err(ParseError::Encoding(_))
+        ));
+        assert!(matches!(
+            parse(br#"<?xml version="1.0" encoding="UTF8"?><testsuites/>"#),
+            Err(ParseError::Encoding(_))
+        ));
+        for ok in ["utf8", "Utf-8", ""] {
+            let xml = format!(r#"<?xml version="1.0" encoding="{ok}"?><testsuites/>"#);
+            assert_eq!(parse(xml.as_bytes()), Ok(ParsedFile::default()), "{ok}");
+        }
+        assert!(matches!(
+            parse(
+                b"<testsuite><testcase name=\"x\"><failure>\xff</failure></testcase></testsuite>"
+            ),
+            Err(ParseError::Xml { .. })
+        ));
+        assert!(matches!(
+            parse(b"<testsuite><testcase name=\"\xff\"/></testsuite>"),
+            Err(ParseError::Xml { .. })
         ));
         assert!(matches!(
             parse(br#"<testsuite><testcase name="x" time="1,5"/></testsuite>"#),

@@ -78,12 +78,86 @@ pub fn suite(cases: &str) -> String {
 }
 
 pub fn check(dir: &Path) -> CheckReport {
-    check_build(
-        dir,
-        &ReadOptions {
-            now: NOW,
-            days_of_results: None,
-        },
+    check_build(dir, &ReadOptions::at(NOW)).expect("check_build")
+}
+
+/// Checks a build with other reading options.
+pub fn check_with(dir: &Path, opts: &ReadOptions) -> CheckReport {
+    check_build(dir, opts).expect("check_build")
+}
+
+/// Reads every build under `paths` into a grid, as `harness report` does.
+pub fn grid_of(paths: &[PathBuf], opts: &ReadOptions) -> testgrid::grid::Grid {
+    let reads = testgrid::grid::load::load(paths, opts).expect("load");
+    testgrid::grid::Grid::new(reads.into_iter().map(|r| r.column).collect())
+}
+
+/// One line: how TestGrid would draw the Overall cell of the build in `dir`, and the codes
+/// reading it noticed (without `podinfo-missing`, which every fixture build has).
+pub fn overall_and_codes(name: &str, dir: &Path, opts: &ReadOptions) -> String {
+    let read = testgrid::grid::read_build(dir, opts).expect("read_build");
+    let o = &read.column.overall;
+    let codes: Vec<&str> = read
+        .findings
+        .iter()
+        .map(|f| f.code.as_str())
+        .filter(|c| *c != "podinfo-missing")
+        .collect();
+    format!(
+        "{name}: {} icon={:?} message={:?} findings={codes:?}\n",
+        o.status.name(),
+        o.icon,
+        o.message
     )
-    .expect("check_build")
+}
+
+impl Tree {
+    /// A complete build `id` of job `job` started at `start`: finished 10 minutes later with
+    /// `passed` (or still running when `None`), one JUnit file of `cases`.
+    pub fn run(
+        &self,
+        job: &str,
+        id: &str,
+        start: i64,
+        passed: Option<bool>,
+        cases: &str,
+    ) -> PathBuf {
+        let dir = self.root.path().join(job).join(id);
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write("started.json", &format!(r#"{{"timestamp": {start}}}"#));
+        if let Some(passed) = passed {
+            write(
+                "finished.json",
+                &format!(
+                    r#"{{"timestamp": {}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2"}}}}"#,
+                    start + 600,
+                    if passed { "SUCCESS" } else { "FAILURE" }
+                ),
+            );
+        }
+        write("artifacts/junit_parity.xml", &suite(cases));
+        dir
+    }
+
+    /// The directory of job `job`.
+    pub fn job(&self, job: &str) -> PathBuf {
+        self.root.path().join(job)
+    }
+}
+
+/// A testcase of the rule tests' suite: `P` pass, `F` fail, `S` skip with a reason.
+pub fn case(name: &str, result: char) -> String {
+    match result {
+        'F' => format!(
+            r#"<testcase name="{name}" time="1"><failure message="{name} broke">details</failure></testcase>"#
+        ),
+        'S' => format!(
+            r#"<testcase name="{name}"><skipped message="skipped - not on this cluster"/></testcase>"#
+        ),
+        _ => format!(r#"<testcase name="{name}" time="1"/>"#),
+    }
 }

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use crate::fixture::{NOW, START, Tree, check, finished_passed, started, suite};
+use crate::fixture::{
+    NOW, START, Tree, check, check_with, finished_passed, overall_and_codes, started, suite,
+};
 use testgrid::check::CheckReport;
 use testgrid::grid::load::load;
 use testgrid::grid::{Grid, ReadOptions, Status};
@@ -20,7 +22,7 @@ fn finished_without_passed(result: Option<&str>) -> String {
 
 /// Whether reading the build reported a finding with `code`.
 fn has_finding(report: &CheckReport, code: &str) -> bool {
-    report.read.findings.iter().any(|f| f.code == code)
+    report.read.findings.iter().any(|f| f.code.as_str() == code)
 }
 
 /// One line of the Overall-row summary: how TestGrid would draw the build in `dir`.
@@ -93,6 +95,9 @@ fn skipped_with_reason_shows_bare_skip_is_dropped() {
     insta::assert_snapshot!(report.render());
 }
 
+/// Equal names merge: FLAKY when some passed and some failed, icon passes/total, metrics
+/// averaged, and the most relevant message: TestGrid's `MergeCells` keeps the failing message
+/// of highest severity with later cells winning ties (`result.GTE`), hence "b", not "a".
 #[test]
 fn duplicate_names_in_one_run_merge_into_flaky() {
     let t = Tree::new();
@@ -108,6 +113,7 @@ fn duplicate_names_in_one_run_merge_into_flaky() {
         (Status::Flaky, Some("1/2"))
     );
     assert_eq!(retried.metrics["test-duration-minutes"], 1.5);
+    assert_eq!(report.read.column.rows[1].1.message, "0/2 runs passed: b");
     insta::assert_snapshot!(report.render());
 }
 
@@ -119,6 +125,7 @@ fn duplicate_names_across_files_merge_too() {
     let report = check(&dir);
     assert_eq!(report.read.column.rows.len(), 1);
     assert!(has_finding(&report, "duplicate-row"));
+    insta::assert_snapshot!(report.render());
 }
 
 #[test]
@@ -230,14 +237,7 @@ fn build_ids_are_ordered_naturally_and_columns_by_start_time() {
             Some(&suite(PASSING)),
         );
     }
-    let reads = load(
-        &[t.job_dir()],
-        &ReadOptions {
-            now: NOW,
-            days_of_results: None,
-        },
-    )
-    .expect("load");
+    let reads = load(&[t.job_dir()], &ReadOptions::at(NOW)).expect("load");
     let grid = Grid::new(reads.into_iter().map(|r| r.column).collect());
     let columns: Vec<&str> = grid.columns.iter().map(|c| c.build.as_str()).collect();
     let mut by_id: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
@@ -267,9 +267,106 @@ fn too_old_builds_show_unknown_when_days_of_results_given() {
     let t = Tree::new();
     let dir = t.one_build(&finished_passed(true), PASSING);
     let opts = ReadOptions {
-        now: NOW + 20 * 86_400,
         days_of_results: Some(15),
+        ..ReadOptions::at(NOW + 20 * 86_400)
     };
-    let report = testgrid::check::check_build(&dir, &opts).expect("check");
+    let report = check_with(&dir, &opts);
     assert_eq!(report.read.column.overall.status, Status::Unknown);
+    insta::assert_snapshot!(report.render());
+}
+
+/// A finished.json without a positive `timestamp` never completes the build: TestGrid ignores
+/// `passed` and shows RUNNING, then FAIL "T" (an explicit 0 is already past its deadline).
+#[test]
+fn finished_without_timestamp_is_running_then_timed_out() {
+    let t = Tree::new();
+    let opts = ReadOptions::at(NOW);
+    let mut out = String::new();
+    let cases = [
+        (
+            "no-timestamp",
+            START,
+            r#"{"passed": true, "result": "SUCCESS"}"#,
+        ),
+        (
+            "no-timestamp-25h",
+            NOW - 25 * 3600,
+            r#"{"passed": true, "result": "SUCCESS"}"#,
+        ),
+        (
+            "timestamp-zero",
+            START,
+            r#"{"timestamp": 0, "passed": true}"#,
+        ),
+        (
+            "timestamp-null",
+            START,
+            r#"{"timestamp": null, "passed": false}"#,
+        ),
+    ];
+    for (name, start, finished) in cases {
+        let dir = t.build(
+            name,
+            &format!(r#"{{"timestamp": {start}}}"#),
+            Some(finished),
+            Some(&suite(PASSING)),
+        );
+        let report = check(&dir);
+        assert_eq!(report.read.column.finished, None, "{name}");
+        out.push_str(&overall_and_codes(name, &dir, &opts));
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// "Build failed outside of test results" (icon F) is decided on the testcases before equal
+/// names are merged: a failure that was retried and passed is still a failing test.
+#[test]
+fn build_failed_outside_tests_is_decided_before_merging() {
+    let t = Tree::new();
+    let retried = r#"<testcase name="retried"><failure message="first try timed out">x</failure></testcase>
+<testcase name="retried"/>"#;
+    let no_failure = r#"<testcase name="ok"/><testcase name="skipped"><skipped message="skipped - n/a"/></testcase>"#;
+    let mut out = String::new();
+    for (name, cases) in [
+        ("retried-then-passed", retried),
+        ("no-failing-test", no_failure),
+    ] {
+        let dir = t.build(
+            name,
+            &started(),
+            Some(&finished_passed(false)),
+            Some(&suite(cases)),
+        );
+        out.push_str(&format!("== {name}\n{}", check(&dir).render()));
+    }
+    let retried = check(&t.job_dir().join("retried-then-passed")).read.column;
+    assert_eq!(
+        (retried.overall.status, retried.overall.icon),
+        (Status::Fail, None)
+    );
+    assert_eq!(retried.rows[0].1.status, Status::Flaky);
+    insta::assert_snapshot!(out);
+}
+
+/// started.json's timestamp must be an integer: a string or a fraction fails decoding, and
+/// TestGrid draws only a TOOL_FAIL Overall cell.
+#[test]
+fn started_timestamp_as_string_or_float_is_tool_fail() {
+    let t = Tree::new();
+    let mut out = String::new();
+    for (name, started) in [
+        ("string", r#"{"timestamp": "1767229200"}"#),
+        ("float", r#"{"timestamp": 1767229200.5}"#),
+    ] {
+        let dir = t.build(
+            name,
+            started,
+            Some(&finished_passed(true)),
+            Some(&suite(PASSING)),
+        );
+        let report = check(&dir);
+        assert_eq!(report.read.column.overall.status, Status::ToolFail);
+        out.push_str(&format!("== {name}\n{}", report.render()));
+    }
+    insta::assert_snapshot!(out);
 }
