@@ -332,8 +332,10 @@ async fn loadbalancer_view_lists_outbound_frontends() {
 #[tokio::test]
 async fn rate_limit_is_per_vm() {
     let f = start("small.yaml", ImdsLimits::default()).await;
+    // Back-to-back until refused: the 5/s budget allows a burst of 5, and only a client slower than one request per
+    // 200 ms (the refill) would never be refused in 50 tries, so a loaded machine cannot make this flaky.
     let mut statuses = Vec::new();
-    for _ in 0..8 {
+    while statuses.len() < 50 && statuses.last() != Some(&429) {
         statuses.push(
             f.get(
                 "k8s-master-0",
@@ -344,17 +346,13 @@ async fn rate_limit_is_per_vm() {
             .0,
         );
     }
-    assert!(
-        statuses.contains(&429),
-        "8 back-to-back requests must exceed 5/s: {statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count() as u32,
-        8 - statuses.iter().filter(|s| **s == 429).count() as u32
-    );
+    assert_eq!(statuses.last(), Some(&429), "never refused: {statuses:?}");
+    let served = statuses.iter().filter(|s| **s == 200).count();
+    assert_eq!(served, statuses.len() - 1, "{statuses:?}");
+    assert!(served >= 5, "the burst of 5 is served first: {statuses:?}");
     let (status, _) = f
         .get(
-            "k8s-master-0-0",
+            "k8s-agentpool-0-0",
             "instance/compute?api-version=2021-10-01",
             true,
         )
