@@ -2,6 +2,12 @@
 //! real server's semantics (resourceVersions, watches and 410s, conflicts, patches, server-side
 //! apply, finalizers, status subresources, Service allocation) for the kinds the cloud controller
 //! manager and kubectl use.
+//!
+//! Stated limitations: there is no kubelet and no garbage collector. A Pod bound to a node and
+//! deleted with a grace period stays Terminating until a delete with `gracePeriodSeconds=0` (what
+//! the kubelet sends) removes it; a terminating namespace removes its content at once.
+//! `propagationPolicy` is validated, but dependents are not tracked: every policy deletes the
+//! object as if it had none (no `orphan` or `foregroundDeletion` finalizer is added).
 
 mod auth;
 pub mod cli;

@@ -35,7 +35,7 @@ pub struct RunningApiServer {
     url: String,
     kubeconfig: Option<PathBuf>,
     credentials: AdminCredentials,
-    data_file: Option<PathBuf>,
+    persister: Option<persist::Persister>,
     flusher: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -105,8 +105,8 @@ impl RunningApiServer {
         if let Some(f) = self.flusher {
             f.abort();
         }
-        if let Some(path) = &self.data_file {
-            persist::flush(&self.store, path);
+        if let Some(persister) = &self.persister {
+            persister.flush().await;
         }
         Ok(())
     }
@@ -180,14 +180,15 @@ pub async fn start(config: ApiServerConfig) -> Result<RunningApiServer, Error> {
     if let Some(path) = &config.kubeconfig_out {
         kubeconfig::write(path, &url, &credentials)?;
     }
-    let flusher = config.data_file.clone().map(|path| {
-        persist::flush(&store, &path);
-        tokio::spawn(persist::flush_loop(
-            store.clone(),
-            path,
-            config.persist_interval,
-        ))
-    });
+    let persister = config
+        .data_file
+        .clone()
+        .map(|path| persist::Persister::new(store.clone(), path));
+    let mut flusher = None;
+    if let Some(p) = &persister {
+        p.flush().await;
+        flusher = Some(tokio::spawn(p.clone().run(config.persist_interval)));
+    }
     tracing::info!(%url, "embedded kube-apiserver serving");
     Ok(RunningApiServer {
         server,
@@ -195,7 +196,7 @@ pub async fn start(config: ApiServerConfig) -> Result<RunningApiServer, Error> {
         url,
         kubeconfig: config.kubeconfig_out,
         credentials,
-        data_file: config.data_file,
+        persister,
         flusher,
     })
 }

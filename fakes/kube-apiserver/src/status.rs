@@ -29,6 +29,8 @@ pub struct ApiError {
     pub details: Option<Box<Details>>,
     /// `details.causes`.
     pub causes: Vec<Cause>,
+    /// `details.retryAfterSeconds`, also sent as the `Retry-After` header.
+    pub retry_after: Option<u32>,
 }
 
 /// The object an error is about.
@@ -50,6 +52,7 @@ impl ApiError {
             message: message.into(),
             details: None,
             causes: Vec::new(),
+            retry_after: None,
         }
     }
 
@@ -184,6 +187,23 @@ impl ApiError {
         )
     }
 
+    /// `504 Timeout` for a get or list at a resourceVersion the server has not reached yet
+    /// (the real watch cache gives up waiting for it and says so, with a retry hint).
+    pub fn resource_version_too_large(requested: u64, current: u64) -> Self {
+        let mut e = Self::new(
+            504,
+            "Timeout",
+            format!("Timeout: Too large resource version: {requested}, current: {current}"),
+        );
+        e.causes = vec![Cause {
+            reason: "ResourceVersionTooLarge".into(),
+            message: "Too large resource version".into(),
+            field: String::new(),
+        }];
+        e.retry_after = Some(1);
+        e
+    }
+
     /// `500 InternalError`.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message)
@@ -216,7 +236,7 @@ impl ApiError {
         {
             m.remove("reason");
         }
-        if self.details.is_some() || !self.causes.is_empty() {
+        if self.details.is_some() || !self.causes.is_empty() || self.retry_after.is_some() {
             let mut details = serde_json::Map::new();
             if let Some(d) = &self.details {
                 if !d.name.is_empty() {
@@ -231,9 +251,18 @@ impl ApiError {
                 let causes: Vec<Value> = self
                     .causes
                     .iter()
-                    .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                    .map(|c| {
+                        let mut cause = json!({"reason": c.reason, "message": c.message});
+                        if !c.field.is_empty() {
+                            cause["field"] = json!(c.field);
+                        }
+                        cause
+                    })
                     .collect();
                 details.insert("causes".into(), Value::Array(causes));
+            }
+            if let Some(seconds) = self.retry_after {
+                details.insert("retryAfterSeconds".into(), json!(seconds));
             }
             status["details"] = Value::Object(details);
         }
@@ -258,6 +287,11 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         response
     }
 }
@@ -293,6 +327,15 @@ pub fn required(field: impl Into<String>) -> Cause {
     }
 }
 
+/// A forbidden-field cause for `Invalid` errors (a field the object's other settings rule out).
+pub fn forbidden(field: impl Into<String>, why: &str) -> Cause {
+    Cause {
+        reason: "FieldValueForbidden".into(),
+        message: format!("Forbidden: {why}"),
+        field: field.into(),
+    }
+}
+
 /// A not-supported cause for `Invalid` errors: an enum field holding a value outside `supported`
 /// (listed quoted, in the order given, as the real server's message does).
 pub fn not_supported(field: impl Into<String>, got: &str, supported: &[&str]) -> Cause {
@@ -322,6 +365,27 @@ mod tests {
         let s = e.to_status();
         assert_eq!(s["details"]["kind"], "leases");
         assert_eq!(s["code"], 409);
+    }
+
+    #[test]
+    fn too_large_resource_version_is_a_timeout_with_a_retry_hint() {
+        let e = ApiError::resource_version_too_large(99, 12);
+        let s = e.to_status();
+        assert_eq!(
+            (s["code"].clone(), s["reason"].clone()),
+            (json!(504), json!("Timeout"))
+        );
+        assert_eq!(
+            s["message"],
+            "Timeout: Too large resource version: 99, current: 12"
+        );
+        assert_eq!(
+            s["details"],
+            json!({"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}], "retryAfterSeconds": 1})
+        );
+        let r = e.into_response();
+        assert_eq!(r.status().as_u16(), 504);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "1");
     }
 
     #[test]

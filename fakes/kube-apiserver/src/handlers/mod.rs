@@ -2,6 +2,7 @@
 //! namespace, name and subresource, then dispatches by HTTP method to get/list/watch/create/
 //! update/patch/delete.
 
+mod delete;
 mod patch;
 mod read;
 mod scale;
@@ -145,8 +146,8 @@ async fn handle(app: AppState, request: Request) -> Result<Response, ApiError> {
         (Method::POST, false) => write::create(&app, &target, &params, &headers, &body),
         (Method::PUT, true) => write::update(&app, &target, &params, &headers, &body),
         (Method::PATCH, true) => patch::patch(&app, &target, &params, &headers, &body),
-        (Method::DELETE, true) => write::delete(&app, &target, &params, &body),
-        (Method::DELETE, false) => write::delete_collection(&app, &target, &params, &body),
+        (Method::DELETE, true) => delete::delete(&app, &target, &params, &body),
+        (Method::DELETE, false) => delete::delete_collection(&app, &target, &params, &body),
         (m, _) => Err(ApiError::method_not_allowed(
             m.as_str(),
             target.info().plural,

@@ -23,9 +23,13 @@ pub fn get(
 ) -> Result<Response, ApiError> {
     let info = target.info();
     let name = target.name.as_deref().unwrap_or_default();
+    let wanted = minimum_rv(params);
     let obj = app
         .store
-        .read(|s| s.get(target.kind, target.ns(), name))
+        .read(|s| {
+            check_not_ahead(wanted, s.rv())?;
+            Ok(s.get(target.kind, target.ns(), name))
+        })?
         .ok_or_else(|| ApiError::not_found(info.group, info.plural, name))?;
     if wants_table(headers) {
         let rv = obj["metadata"]["resourceVersion"]
@@ -43,6 +47,24 @@ pub fn get(
         return Ok(json_response(StatusCode::OK, &t));
     }
     Ok(json_response(StatusCode::OK, &obj))
+}
+
+/// A numeric `resourceVersion` the answer must be at least as new as ("" and "0" ask for
+/// nothing in particular).
+fn minimum_rv(params: &Params) -> Option<u64> {
+    params
+        .get("resourceVersion")
+        .filter(|rv| !rv.is_empty() && *rv != "0")
+        .and_then(|rv| rv.parse().ok())
+}
+
+/// A version the server has not reached yet: the real watch cache waits for it, then answers
+/// 504 with `ResourceVersionTooLarge`; nothing here would make the version appear, so answer now.
+fn check_not_ahead(wanted: Option<u64>, current: u64) -> Result<(), ApiError> {
+    match wanted {
+        Some(rv) if rv > current => Err(ApiError::resource_version_too_large(rv, current)),
+        _ => Ok(()),
+    }
 }
 
 /// Selectors of a list or watch request.
@@ -189,12 +211,22 @@ pub fn list(
                     Ok((t.rv, items))
                 }
                 (None, Some(rv)) if rv != s.rv() => {
-                    let items = s.list_at(target.kind, namespace, rv, None).map_err(|_| {
-                        ApiError::expired(format!("too old resource version: {rv} ({})", s.rv()))
+                    let items = s.list_at(target.kind, namespace, rv, None).map_err(|e| {
+                        if e.code == 410 {
+                            ApiError::expired(format!(
+                                "too old resource version: {rv} ({})",
+                                s.rv()
+                            ))
+                        } else {
+                            e
+                        }
                     })?;
                     Ok((rv, items))
                 }
-                _ => Ok((s.rv(), s.list_current(target.kind, namespace))),
+                _ => {
+                    check_not_ahead(minimum_rv(params), s.rv())?;
+                    Ok((s.rv(), s.list_current(target.kind, namespace)))
+                }
             }
         })?;
     let mut page: Vec<Arc<Value>> = Vec::new();

@@ -1,4 +1,4 @@
-//! create, update (PUT), delete and deletecollection, plus the write pipeline shared with patch:
+//! create and update (PUT), plus the write pipeline shared with patch and delete:
 //! system metadata, status subresource rules, generation, defaulting/validation, managedFields,
 //! no-op detection, finalizers and namespace lifecycle.
 
@@ -9,7 +9,6 @@ use axum::response::Response;
 use rand::Rng;
 use serde_json::{Value, json};
 
-use super::read::Selectors;
 use super::{AppState, Params, Target, json_response, parse_json};
 use crate::field_validation::{self, Directive, with_warnings};
 use crate::kinds::{self, KindId, KindInfo, ids};
@@ -146,7 +145,7 @@ pub fn create_in(
             .and_then(Value::as_str)
             .filter(|p| !p.is_empty())
     {
-        let name = format!("{prefix}{}", random_suffix());
+        let name = generated_name(prefix);
         meta.insert("name".into(), json!(name));
     }
     for f in [
@@ -217,7 +216,8 @@ pub fn create_in(
     Ok((*stored).clone())
 }
 
-fn qualified(info: &KindInfo) -> String {
+/// `services` or `deployments.apps`, as the real messages name resources.
+pub(super) fn qualified(info: &KindInfo) -> String {
     if info.group.is_empty() {
         info.plural.to_string()
     } else {
@@ -253,6 +253,18 @@ pub fn ensure_default_service_account(s: &mut State, namespace: &str, now: &str)
     let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": namespace,
         "uid": uuid::Uuid::new_v4().to_string(), "creationTimestamp": now}});
     s.put(kind, sa);
+}
+
+/// Longest generateName prefix kept: the real server cuts it so prefix plus suffix fit in 63.
+const MAX_GENERATE_NAME_PREFIX: usize = 58;
+
+/// `generateName` plus five random characters, the prefix cut to 58 characters first.
+fn generated_name(prefix: &str) -> String {
+    let base = prefix
+        .char_indices()
+        .nth(MAX_GENERATE_NAME_PREFIX)
+        .map_or(prefix, |(i, _)| &prefix[..i]);
+    format!("{base}{}", random_suffix())
 }
 
 fn random_suffix() -> String {
@@ -393,10 +405,15 @@ pub fn commit_update(
         ));
     }
     let (ns, name) = crate::store::key_of(&new);
+    // Like the real server, an update that empties the finalizers removes a terminating object,
+    // but only once its grace period is over (a terminating Pod waits for its final delete).
     let finished = new["metadata"]["deletionTimestamp"].is_string()
         && new["metadata"]["finalizers"]
             .as_array()
-            .is_none_or(Vec::is_empty);
+            .is_none_or(Vec::is_empty)
+        && old["metadata"]["deletionGracePeriodSeconds"]
+            .as_i64()
+            .is_none_or(|g| g == 0);
     let stored = s.put(kind, new);
     if finished {
         remove_object(s, kind, &ns, &name);
@@ -442,7 +459,8 @@ pub fn remove_object(s: &mut State, kind: KindId, ns: &str, name: &str) -> Optio
     Some(last)
 }
 
-fn finish_namespace_if_empty(s: &mut State, ns: &str) {
+/// Removes a terminating namespace once nothing holds it any more.
+pub(super) fn finish_namespace_if_empty(s: &mut State, ns: &str) {
     let nk = ids::namespaces();
     if let Some(obj) = s.get(nk, "", ns)
         && obj["metadata"]["deletionTimestamp"].is_string()
@@ -455,117 +473,17 @@ fn finish_namespace_if_empty(s: &mut State, ns: &str) {
     }
 }
 
-/// DELETE of one object.
-pub fn delete(
-    app: &AppState,
-    target: &Target,
-    params: &Params,
-    body: &[u8],
-) -> Result<Response, ApiError> {
-    let opts: Value = if body.is_empty() {
-        json!({})
-    } else {
-        parse_json(body)?
-    };
-    let info = target.info();
-    let name = target.name.clone().unwrap_or_default();
-    let dry_run = params.get("dryRun").is_some_and(|d| d == "All")
-        || opts["dryRun"]
-            .as_array()
-            .is_some_and(|d| d.iter().any(|x| x == "All"));
-    let out = app.store.write(|s| {
-        let old = s.get(target.kind, target.ns(), &name).ok_or_else(|| ApiError::not_found(info.group, info.plural, &name))?;
-        let pre = &opts["preconditions"];
-        if pre["uid"].as_str().is_some_and(|u| Some(u) != old["metadata"]["uid"].as_str()) {
-            return Err(ApiError::conflict(info.group, info.plural, &name, format!(
-                "Operation cannot be fulfilled on {} \"{name}\": Precondition failed: UID in precondition: {}, UID in object meta: {}",
-                qualified(info), pre["uid"].as_str().unwrap_or_default(), old["metadata"]["uid"].as_str().unwrap_or_default()), Vec::new()));
-        }
-        if pre["resourceVersion"].as_str().is_some_and(|r| Some(r) != old["metadata"]["resourceVersion"].as_str()) {
-            return Err(ApiError::conflict(info.group, info.plural, &name, format!(
-                "Operation cannot be fulfilled on {} \"{name}\": Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
-                qualified(info), pre["resourceVersion"].as_str().unwrap_or_default(), old["metadata"]["resourceVersion"].as_str().unwrap_or_default()), Vec::new()));
-        }
-        if dry_run {
-            return Ok((*old).clone());
-        }
-        delete_in(s, target.kind, &old)
-    })?;
-    Ok(json_response(StatusCode::OK, &out))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Deletes inside the lock: finalizers defer removal, namespaces cascade to their content.
-pub fn delete_in(s: &mut State, kind: KindId, old: &Arc<Value>) -> Result<Value, ApiError> {
-    let info = kinds::info(kind);
-    let (ns, name) = crate::store::key_of(old);
-    let has_finalizers = old["metadata"]["finalizers"]
-        .as_array()
-        .is_some_and(|f| !f.is_empty());
-    let is_namespace = kind == ids::namespaces();
-    if old["metadata"]["deletionTimestamp"].is_string() {
-        return Ok((**old).clone());
+    #[test]
+    fn generated_names_cut_long_prefixes_to_58_characters() {
+        let long = "a".repeat(70);
+        let name = generated_name(&long);
+        assert_eq!(name.len(), 63);
+        assert!(name.starts_with(&"a".repeat(58)));
+        let short = generated_name("web-");
+        assert!(short.starts_with("web-") && short.len() == 9, "{short}");
     }
-    if has_finalizers || is_namespace {
-        let mut marked = (**old).clone();
-        marked["metadata"]["deletionTimestamp"] = json!(timestamps::now());
-        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        if is_namespace {
-            marked["status"]["phase"] = json!("Terminating");
-        }
-        let stored = s.put(kind, marked);
-        if is_namespace {
-            for (id, k) in kinds::KINDS.iter().enumerate() {
-                if !k.namespaced {
-                    continue;
-                }
-                for obj in s.list_current(id, Some(&name)) {
-                    delete_in(s, id, &obj)?;
-                }
-            }
-            finish_namespace_if_empty(s, &name);
-            if s.get(kind, "", &name).is_none() {
-                return Ok(deleted_status(info, &name, old));
-            }
-        }
-        return Ok((*stored).clone());
-    }
-    let last = remove_object(s, kind, &ns, &name)
-        .ok_or_else(|| ApiError::not_found(info.group, info.plural, &name))?;
-    if matches!(info.kind, "Pod" | "Service") {
-        return Ok((*last).clone());
-    }
-    Ok(deleted_status(info, &name, old))
-}
-
-fn deleted_status(info: &KindInfo, name: &str, old: &Value) -> Value {
-    let mut details = json!({"name": name, "kind": info.plural, "uid": old["metadata"]["uid"]});
-    if !info.group.is_empty() {
-        details["group"] = json!(info.group);
-    }
-    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
-}
-
-/// DELETE on a collection: deletes every object matching the selectors.
-pub fn delete_collection(
-    app: &AppState,
-    target: &Target,
-    params: &Params,
-    _body: &[u8],
-) -> Result<Response, ApiError> {
-    let selectors = Selectors::from_params(target, params)?;
-    let info = target.info();
-    let deleted = app.store.write(|s| {
-        let mut out = Vec::new();
-        for obj in s.list_current(target.kind, target.namespace.as_deref()) {
-            if selectors.matches(&obj) {
-                out.push(delete_in(s, target.kind, &obj)?);
-            }
-        }
-        Ok(out)
-    })?;
-    let rv = app.store.read(State::rv);
-    Ok(json_response(
-        StatusCode::OK,
-        &json!({"kind": info.list_kind(), "apiVersion": info.api_version(), "metadata": {"resourceVersion": rv.to_string()}, "items": deleted}),
-    ))
 }

@@ -8,6 +8,7 @@ mod rbac;
 mod registry;
 mod service;
 pub mod service_alloc;
+mod service_update;
 mod validate;
 mod workload;
 

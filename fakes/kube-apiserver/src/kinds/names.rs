@@ -75,6 +75,29 @@ pub fn is_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
+/// Label value check (also taint values): empty, or at most 63 alphanumerics, `-`, `_` and `.`
+/// that begin and end with an alphanumeric. The error is the real server's text.
+pub fn check_label_value(value: &str) -> Result<(), String> {
+    let mut errors = Vec::new();
+    if value.len() > 63 {
+        errors.push("must be no more than 63 characters");
+    }
+    let well_formed = value.is_empty()
+        || (value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+            && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && value.ends_with(|c: char| c.is_ascii_alphanumeric()));
+    if !well_formed {
+        errors.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
 /// Qualified name check for label and taint keys (`prefix/name`).
 pub fn check_qualified_name(key: &str) -> Result<(), String> {
     let (prefix, name) = match key.split_once('/') {
@@ -115,5 +138,11 @@ mod tests {
         assert!(check(NameRule::PathSegment, "a/b").is_err());
         assert!(check_qualified_name("node.kubernetes.io/unreachable").is_ok());
         assert!(check_qualified_name("bad key").is_err());
+        for ok in ["", "a", "my_value", "1.2-x"] {
+            assert!(check_label_value(ok).is_ok(), "{ok}");
+        }
+        for bad in ["-a", "a-", "_a", "a.", "has space", &"x".repeat(64)] {
+            assert!(check_label_value(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -7,8 +7,9 @@ use std::net::Ipv4Addr;
 use serde_json::{Value, json};
 
 use super::service_alloc::{Claims, NODE_PORT_MAX, NODE_PORT_MIN, ServiceAllocations};
+use super::service_update::{self, externally_accessible, needs_health_check};
 use super::set_default;
-use crate::status::{Cause, invalid_value, not_supported, required};
+use crate::status::{Cause, forbidden, invalid_value, not_supported, required};
 use crate::store::ObjectKey;
 
 /// Defaults, validates and allocates for a Service being created (`old = None`) or updated.
@@ -22,49 +23,19 @@ pub fn prepare(
         svc["spec"] = json!({});
     }
     if let Some(old) = old {
-        carry_allocated_values(svc, old);
+        service_update::prepare_update(svc, old);
     }
     apply_defaults(&mut svc["spec"]);
-    validate(&svc["spec"])?;
+    let mut causes = validate(&svc["spec"]);
+    if let Some(old) = old {
+        causes.extend(service_update::validate_update(&svc["spec"], &old["spec"]));
+    }
+    if !causes.is_empty() {
+        return Err(causes);
+    }
     let claims = allocate(alloc, key, &mut svc["spec"])?;
     alloc.set(key, claims);
     Ok(())
-}
-
-/// Updates that omit allocated values keep the old ones (what `kubectl apply`/replace rely on).
-fn carry_allocated_values(svc: &mut Value, old: &Value) {
-    let (spec, old_spec) = (&mut svc["spec"], &old["spec"]);
-    let same_type = spec["type"].as_str().unwrap_or("ClusterIP")
-        == old_spec["type"].as_str().unwrap_or("ClusterIP");
-    if spec["clusterIP"].as_str().unwrap_or_default().is_empty() && !old_spec["clusterIP"].is_null()
-    {
-        spec["clusterIP"] = old_spec["clusterIP"].clone();
-    }
-    if spec["clusterIPs"].as_array().is_none_or(Vec::is_empty) && !old_spec["clusterIPs"].is_null()
-    {
-        spec["clusterIPs"] = old_spec["clusterIPs"].clone();
-    }
-    if spec["healthCheckNodePort"].is_null()
-        && !old_spec["healthCheckNodePort"].is_null()
-        && same_type
-    {
-        spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"].clone();
-    }
-    let old_ports = old_spec["ports"].as_array().cloned().unwrap_or_default();
-    if let Some(ports) = spec["ports"].as_array_mut() {
-        for p in ports {
-            if p["nodePort"].as_u64().unwrap_or(0) != 0 {
-                continue;
-            }
-            let proto = p["protocol"].as_str().unwrap_or("TCP").to_string();
-            if let Some(op) = old_ports.iter().find(|op| {
-                op["port"] == p["port"] && op["protocol"].as_str().unwrap_or("TCP") == proto
-            }) && op["nodePort"].as_u64().unwrap_or(0) != 0
-            {
-                p["nodePort"] = op["nodePort"].clone();
-            }
-        }
-    }
 }
 
 fn apply_defaults(spec: &mut Value) {
@@ -91,13 +62,13 @@ fn apply_defaults(spec: &mut Value) {
     }
 }
 
-fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
+fn validate(spec: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let ty = spec["type"].as_str().unwrap_or_default();
     let types = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
     if !types.contains(&ty) {
         causes.push(not_supported("spec.type", ty, &types));
-        return Err(causes);
+        return causes;
     }
     let ports = spec["ports"].as_array().cloned().unwrap_or_default();
     if ty != "ExternalName" && ports.is_empty() && spec["clusterIP"] != "None" {
@@ -126,11 +97,10 @@ fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
         }
         let node_port = p["nodePort"].as_u64().unwrap_or(0);
         if node_port != 0 && ty == "ClusterIP" {
-            causes.push(Cause {
-                reason: "FieldValueForbidden".into(),
-                message: "Forbidden: may not be used when `type` is 'ClusterIP'".into(),
-                field: format!("spec.ports[{i}].nodePort"),
-            });
+            causes.push(forbidden(
+                format!("spec.ports[{i}].nodePort"),
+                "may not be used when `type` is 'ClusterIP'",
+            ));
         }
         if node_port != 0
             && !(u64::from(NODE_PORT_MIN)..=u64::from(NODE_PORT_MAX)).contains(&node_port)
@@ -142,7 +112,23 @@ fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
             ));
         }
     }
-    if let Some(policy) = spec["externalTrafficPolicy"].as_str()
+    causes.extend(validate_type_dependent(spec, ty));
+    causes
+}
+
+/// Fields only some types may carry (what an update that changes the type must drop).
+fn validate_type_dependent(spec: &Value, ty: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let policy = &spec["externalTrafficPolicy"];
+    if !externally_accessible(spec) {
+        if !policy.is_null() {
+            causes.push(invalid_value(
+                "spec.externalTrafficPolicy",
+                policy,
+                "may only be set for externally-accessible services",
+            ));
+        }
+    } else if let Some(policy) = policy.as_str()
         && !["Cluster", "Local"].contains(&policy)
     {
         causes.push(not_supported(
@@ -151,11 +137,25 @@ fn validate(spec: &Value) -> Result<(), Vec<Cause>> {
             &["Cluster", "Local"],
         ));
     }
-    if causes.is_empty() {
-        Ok(())
-    } else {
-        Err(causes)
+    let health_check = &spec["healthCheckNodePort"];
+    if !needs_health_check(spec) && health_check.as_u64().unwrap_or(0) != 0 {
+        causes.push(invalid_value(
+            "spec.healthCheckNodePort",
+            health_check,
+            "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+        ));
     }
+    if ty != "LoadBalancer" {
+        for field in ["allocateLoadBalancerNodePorts", "loadBalancerClass"] {
+            if !spec[field].is_null() {
+                causes.push(forbidden(
+                    format!("spec.{field}"),
+                    "may only be used when `type` is 'LoadBalancer'",
+                ));
+            }
+        }
+    }
+    causes
 }
 
 fn allocate(
@@ -314,5 +314,32 @@ mod tests {
         let mut bad =
             json!({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 80}]}});
         assert!(prepare(&mut a, &key("c"), &mut bad, None).is_err());
+    }
+
+    #[test]
+    fn load_balancer_to_cluster_ip_succeeds_and_frees_the_node_ports() {
+        let mut a = ServiceAllocations::new(ServiceCidr::default());
+        let mut lb = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}});
+        prepare(&mut a, &key("a"), &mut lb, None).unwrap();
+        let mut cluster_ip = lb.clone();
+        cluster_ip["spec"]["type"] = json!("ClusterIP");
+        prepare(&mut a, &key("a"), &mut cluster_ip, Some(&lb)).unwrap();
+        assert!(cluster_ip["spec"]["ports"][0]["nodePort"].is_null());
+        assert!(!a.port_taken(30000, &key("b")));
+        assert!(!a.port_taken(30001, &key("b")));
+        assert_eq!(cluster_ip["spec"]["clusterIP"], lb["spec"]["clusterIP"]);
+
+        // A value the client set itself is validated, not dropped.
+        let mut with_port = cluster_ip.clone();
+        with_port["spec"]["ports"][0]["nodePort"] = json!(30500);
+        let causes = prepare(&mut a, &key("a"), &mut with_port, Some(&cluster_ip)).unwrap_err();
+        assert_eq!(causes[0].field, "spec.ports[0].nodePort");
+        let mut with_policy = cluster_ip.clone();
+        with_policy["spec"]["externalTrafficPolicy"] = json!("Local");
+        let causes = prepare(&mut a, &key("a"), &mut with_policy, Some(&cluster_ip)).unwrap_err();
+        assert_eq!(
+            causes[0].message,
+            "Invalid value: \"Local\": may only be set for externally-accessible services"
+        );
     }
 }

@@ -36,13 +36,12 @@ pub fn metadata(kind: &KindInfo, obj: &Value, creating: bool) -> Vec<Cause> {
                     &why,
                 ));
             }
-            match v.as_str() {
-                Some(s) if s.len() <= 63 && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')) => {}
-                _ => causes.push(invalid_value(
-                    "metadata.labels",
-                    v,
-                    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-                )),
+            let why = match v.as_str() {
+                Some(text) => names::check_label_value(text).err(),
+                None => Some("label values must be strings".to_string()),
+            };
+            if let Some(why) = why {
+                causes.push(invalid_value("metadata.labels", v, &why));
             }
         }
     }
@@ -82,6 +81,15 @@ pub fn taints(taints: &Value) -> Vec<Cause> {
                 &why,
             ));
         }
+        if let Some(value) = t["value"].as_str()
+            && let Err(why) = names::check_label_value(value)
+        {
+            causes.push(invalid_value(
+                format!("spec.taints[{i}].value"),
+                &t["value"],
+                &why,
+            ));
+        }
         let effect = t["effect"].as_str().unwrap_or_default();
         if effect.is_empty() {
             causes.push(required(format!("spec.taints[{i}].effect")));
@@ -116,6 +124,10 @@ mod tests {
     fn taint_rules() {
         let ok = json!([{"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}]);
         assert!(taints(&ok).is_empty());
+        let bad_value = json!([{"key": "k", "value": "not ok!", "effect": "NoSchedule"}]);
+        let causes = taints(&bad_value);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec.taints[0].value");
         let bad = json!([{"key": "a", "effect": "Sometimes"}, {"effect": "NoSchedule"}, {"key": "a", "effect": "Sometimes"}]);
         let fields: Vec<String> = taints(&bad).into_iter().map(|c| c.field).collect();
         assert_eq!(
@@ -139,5 +151,13 @@ mod tests {
         );
         assert_eq!(causes.len(), 2);
         assert_eq!(causes[0].field, "metadata.name");
+        for bad in ["-edge", "edge-", ".x"] {
+            let causes = metadata(
+                kind,
+                &json!({"metadata": {"name": "ok", "labels": {"k": bad}}}),
+                true,
+            );
+            assert_eq!(causes.len(), 1, "{bad}");
+        }
     }
 }

@@ -73,6 +73,8 @@ pub fn list_kind(kind: &str, path: &[&str]) -> ListKind {
         ("Pod", ["status", "conditions"]) => CONDITIONS,
         ("Pod", ["status", "podIPs"] | ["status", "hostIPs"]) => map("ip", &["ip"]),
         ("Service", ["spec", "ports"]) => map("port", &["port", "protocol"]),
+        // patchMergeKey=name without a listType: server-side apply keys it by the merge key.
+        ("ServiceAccount", ["secrets"]) => map("name", &["name"]),
         ("Service", ["status", "conditions"]) => CONDITIONS,
         ("Node", ["status", "conditions"]) => CONDITIONS,
         ("Node", ["status", "addresses"]) => map("type", &["type"]),
@@ -122,6 +124,14 @@ mod tests {
             map("port", &["port", "protocol"])
         );
         assert_eq!(list_kind("Node", &["spec", "taints"]), ListKind::Atomic);
+        assert_eq!(
+            list_kind("ServiceAccount", &["secrets"]),
+            map("name", &["name"])
+        );
+        assert_eq!(
+            list_kind("ServiceAccount", &["imagePullSecrets"]),
+            ListKind::Atomic
+        );
         assert_eq!(
             list_kind("Node", &["metadata", "finalizers"]),
             ListKind::Set

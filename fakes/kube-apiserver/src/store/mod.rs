@@ -271,10 +271,7 @@ impl State {
         after: Option<&ObjectKey>,
     ) -> Result<Vec<Arc<Value>>, ApiError> {
         if rv > self.rv {
-            return Err(ApiError::internal(format!(
-                "resourceVersion {rv} is newer than the current version {}",
-                self.rv
-            )));
+            return Err(ApiError::resource_version_too_large(rv, self.rv));
         }
         if rv < self.history.floor() {
             return Err(ApiError::expired(EXPIRED_CONTINUE));
@@ -462,6 +459,10 @@ mod tests {
             .map(|o| o["metadata"]["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, vec!["a", "c"]);
+        let ahead = store
+            .read(|s| s.list_at(kind, None, s.rv() + 5, None))
+            .unwrap_err();
+        assert_eq!((ahead.code, ahead.reason), (504, "Timeout"));
         store.compact_history();
         let err = store.read(|s| s.list_at(kind, None, rv, None)).unwrap_err();
         assert_eq!(err.code, 410);

@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::json;
 
-use super::common::Fixture;
+use super::fixture::Fixture;
 
 const MANIFESTS: &str = r#"
 apiVersion: v1

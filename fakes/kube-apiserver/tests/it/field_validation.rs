@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::common::{Fixture, assert_ok};
+use super::fixture::{Fixture, assert_ok};
 
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 const JSON: &str = "application/json";

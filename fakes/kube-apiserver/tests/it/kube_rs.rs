@@ -8,12 +8,13 @@ use std::time::Duration;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{
-    Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
+    Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, VersionMatch,
+    WatchEvent, WatchParams,
 };
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use serde_json::json;
 
-use super::common::{Fixture, eventually};
+use super::fixture::{Fixture, eventually};
 
 fn cm(name: &str) -> ConfigMap {
     serde_json::from_value(json!({"metadata": {"name": name}, "data": {"v": "0"}})).unwrap()
@@ -112,7 +113,8 @@ async fn a_finalizer_holds_an_object_until_removed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_paging_and_watch_semantics() {
-    let f = Fixture::start().await;
+    // Bookmarks every 100 ms so the 2 s watch below must carry some.
+    let f = Fixture::start_with(|c| c.bookmark_interval = Duration::from_millis(100)).await;
     let api: Api<ConfigMap> = Api::namespaced(f.client().await, "default");
     for i in 0..25 {
         let mut c = cm(&format!("cm-{i:02}"));
@@ -174,16 +176,29 @@ async fn list_paging_and_watch_semantics() {
         .await
         .unwrap()
         .boxed();
-    match stream.try_next().await.unwrap() {
-        Some(WatchEvent::Modified(c)) => assert_eq!(c.metadata.name.as_deref(), Some("cm-00")),
+    let modified_rv: u64 = match stream.try_next().await.unwrap() {
+        Some(WatchEvent::Modified(c)) => {
+            assert_eq!(c.metadata.name.as_deref(), Some("cm-00"));
+            c.metadata.resource_version.unwrap().parse().unwrap()
+        }
         other => panic!("expected MODIFIED, got {other:?}"),
-    }
-    // timeoutSeconds ends the stream.
+    };
+    // timeoutSeconds ends the stream; until then only bookmarks arrive, at least one, each at a
+    // version no older than what the watch already delivered.
     let rest = tokio::time::timeout(Duration::from_secs(10), stream.try_collect::<Vec<_>>())
         .await
         .expect("watch ended by timeoutSeconds")
         .unwrap();
-    assert!(rest.iter().all(|e| matches!(e, WatchEvent::Bookmark(_))));
+    assert!(!rest.is_empty(), "no bookmark in the watch");
+    for event in &rest {
+        match event {
+            WatchEvent::Bookmark(b) => {
+                let rv: u64 = b.metadata.resource_version.parse().unwrap();
+                assert!(rv >= modified_rv, "bookmark {rv} before {modified_rv}");
+            }
+            other => panic!("expected only bookmarks, got {other:?}"),
+        }
+    }
 
     // After expiry, resuming from the old version is an ERROR event with 410 Gone.
     f.server.expire_watches();
@@ -211,6 +226,118 @@ async fn list_paging_and_watch_semantics() {
         .unwrap_err(),
     );
     assert_eq!(gone.code, 410);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streaming_lists_end_their_initial_events_with_a_bookmark() {
+    let f = Fixture::start().await;
+    let api: Api<ConfigMap> = Api::namespaced(f.client().await, "default");
+    for name in ["a", "b"] {
+        api.create(&PostParams::default(), &cm(name)).await.unwrap();
+    }
+    // sendInitialEvents=true, allowWatchBookmarks=true, resourceVersionMatch=NotOlderThan.
+    let mut stream = api
+        .watch(&WatchParams::streaming_lists().timeout(10), "")
+        .await
+        .unwrap()
+        .boxed();
+    let mut added = Vec::new();
+    let bookmark = loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Added(c)) => added.push(c.metadata.name.unwrap()),
+            Some(WatchEvent::Bookmark(b)) => break b,
+            other => panic!("expected initial ADDED events then a bookmark, got {other:?}"),
+        }
+    };
+    assert_eq!(added, ["a", "b"]);
+    assert_eq!(
+        bookmark
+            .metadata
+            .annotations
+            .get("k8s.io/initial-events-end")
+            .map(String::as_str),
+        Some("true")
+    );
+    let rv = bookmark.metadata.resource_version.clone();
+    // The bookmark's version is the state the initial events show: later writes come after it.
+    api.create(&PostParams::default(), &cm("c")).await.unwrap();
+    match stream.try_next().await.unwrap() {
+        Some(WatchEvent::Added(c)) => {
+            assert_eq!(c.metadata.name.as_deref(), Some("c"));
+            let later: u64 = c.metadata.resource_version.unwrap().parse().unwrap();
+            assert!(later > rv.parse::<u64>().unwrap());
+        }
+        other => panic!("expected ADDED c, got {other:?}"),
+    }
+
+    // kube-rs's watcher in streaming-list mode finishes its initial sync on that bookmark.
+    let initial = watcher(api.clone(), watcher::Config::default().streaming_lists())
+        .take_while(|e| futures::future::ready(!matches!(e, Ok(watcher::Event::InitDone))))
+        .try_collect::<Vec<_>>();
+    let events = tokio::time::timeout(Duration::from_secs(30), initial)
+        .await
+        .expect("the watcher saw the initial-events-end bookmark")
+        .unwrap();
+    let applied = events
+        .iter()
+        .filter(|e| matches!(e, watcher::Event::InitApply(_)))
+        .count();
+    assert_eq!(applied, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_at_a_future_resource_version_time_out() {
+    let f = Fixture::start().await;
+    // kube-rs retries 504s (honouring Retry-After) by default; this test wants the answer.
+    let mut config = f.client_config().await;
+    config.default_retry = false;
+    let api: Api<ConfigMap> = Api::namespaced(kube::Client::try_from(config).unwrap(), "default");
+    api.create(&PostParams::default(), &cm("now"))
+        .await
+        .unwrap();
+    let current: u64 = api
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap()
+        .parse()
+        .unwrap();
+    let future = (current + 1000).to_string();
+    let check = |e: kube::Error| {
+        let s = api_error(e);
+        assert_eq!((s.code, s.reason.as_str()), (504, "Timeout"));
+        assert_eq!(
+            s.message,
+            format!("Timeout: Too large resource version: {future}, current: {current}")
+        );
+        let details = s.details.expect("details");
+        assert_eq!(details.retry_after_seconds, 1);
+        assert_eq!(details.causes[0].reason, "ResourceVersionTooLarge");
+    };
+    for lp in [
+        ListParams::default().at(&future),
+        ListParams::default()
+            .at(&future)
+            .matching(VersionMatch::NotOlderThan),
+        ListParams::default()
+            .at(&future)
+            .matching(VersionMatch::Exact),
+    ] {
+        check(api.list(&lp).await.unwrap_err());
+    }
+    check(
+        api.get_with("now", &GetParams::at(&future))
+            .await
+            .unwrap_err(),
+    );
+    // The current version itself is fine.
+    let rv = current.to_string();
+    api.get_with("now", &GetParams::at(&rv)).await.unwrap();
+    api.list(&ListParams::default().at(&rv).matching(VersionMatch::Exact))
+        .await
+        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::common::{Fixture, assert_ok};
+use super::fixture::{Fixture, assert_ok};
 
 const WEB: &str = r#"
 apiVersion: v1

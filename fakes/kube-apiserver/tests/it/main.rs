@@ -1,12 +1,17 @@
 //! Integration tests: the server on a real loopback socket, driven by the real `kubectl` binary
 //! and by kube-rs.
 
-mod common;
+mod auth;
 mod dry_run;
 mod field_validation;
+mod fixture;
+mod graceful_delete;
 mod kube_rs;
 mod kubectl;
+mod pod_status;
 mod pod_validation;
 mod protobuf;
 mod restart;
 mod scale;
+mod service_type_change;
+mod strategic_merge;

@@ -1,7 +1,7 @@
 //! Pod spec validation through kubectl: Pods and workload templates without containers,
 //! duplicate container names and out-of-range ports are refused with the real field paths.
 
-use super::common::Fixture;
+use super::fixture::Fixture;
 
 async fn refused(f: &Fixture, yaml: &str) -> String {
     let out = f.kubectl_stdin(&["apply", "-f", "-"], Some(yaml)).await;

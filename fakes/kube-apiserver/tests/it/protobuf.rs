@@ -7,7 +7,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::common::Fixture;
+use super::fixture::Fixture;
 
 fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))

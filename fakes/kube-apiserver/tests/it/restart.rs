@@ -7,7 +7,7 @@ use kube::api::{Api, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use serde_json::json;
 
-use super::common::{Fixture, eventually};
+use super::fixture::{Fixture, eventually};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_and_watchers_survive_a_restart() {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::common::Fixture;
+use super::fixture::Fixture;
 
 const WEB: &str = "apiVersion: apps/v1
 kind: Deployment

@@ -1,7 +1,6 @@
 //! Test fixture: an in-process server with a kubeconfig in a temp dir, a bounded runner for the
 //! real kubectl, and a kube-rs client built from the same kubeconfig.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::time::Duration;
@@ -21,24 +20,26 @@ pub struct Fixture {
 impl Fixture {
     /// A fresh server on a free loopback port, persisting into its temp dir.
     pub async fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        Self::start_in(dir, None).await
+        Self::start_with(|_| {}).await
     }
 
-    /// A server over `dir` (reusing its CA, token and data file), optionally on a fixed address.
-    pub async fn start_in(dir: tempfile::TempDir, listen: Option<SocketAddr>) -> Self {
-        let mut config = ApiServerConfig {
+    /// A fresh server whose configuration `tune` adjusts (bookmark interval, ...).
+    pub async fn start_with(tune: impl FnOnce(&mut ApiServerConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Self::config_in(&dir);
+        tune(&mut config);
+        let server = start(config).await.unwrap();
+        Self { server, dir }
+    }
+
+    fn config_in(dir: &tempfile::TempDir) -> ApiServerConfig {
+        ApiServerConfig {
             tls_dir: Some(dir.path().join("tls")),
             kubeconfig_out: Some(dir.path().join("kubeconfig")),
             data_file: Some(dir.path().join("state.json")),
             persist_interval: Duration::from_millis(20),
             ..ApiServerConfig::default()
-        };
-        if let Some(l) = listen {
-            config.listen = l;
         }
-        let server = start(config).await.unwrap();
-        Self { server, dir }
     }
 
     /// Stops the server and starts a new one on the same address, CA and data file.
@@ -49,11 +50,7 @@ impl Fixture {
         for _ in 0..50 {
             let config = ApiServerConfig {
                 listen: addr,
-                tls_dir: Some(dir.path().join("tls")),
-                kubeconfig_out: Some(dir.path().join("kubeconfig")),
-                data_file: Some(dir.path().join("state.json")),
-                persist_interval: Duration::from_millis(20),
-                ..ApiServerConfig::default()
+                ..Self::config_in(&dir)
             };
             match start(config).await {
                 Ok(server) => return Self { server, dir },
@@ -123,11 +120,15 @@ impl Fixture {
 
     /// A kube-rs client from the written kubeconfig.
     pub async fn client(&self) -> kube::Client {
+        kube::Client::try_from(self.client_config().await).unwrap()
+    }
+
+    /// The kube-rs configuration `client` uses, for tests that adjust it.
+    pub async fn client_config(&self) -> kube::Config {
         let kubeconfig = kube::config::Kubeconfig::read_from(self.kubeconfig()).unwrap();
-        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
             .await
-            .unwrap();
-        kube::Client::try_from(config).unwrap()
+            .unwrap()
     }
 }
 
