@@ -167,6 +167,11 @@ impl Fixture {
 }
 
 /// Fails with kubectl's output unless it exited 0.
+/// Parses kubectl's `-o json` output, showing the text when it is not JSON.
+pub fn json_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
 pub fn assert_ok(args: &[&str], out: &Output) {
     assert!(
         out.status.success(),

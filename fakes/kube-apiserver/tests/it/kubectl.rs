@@ -5,10 +5,9 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::fixture::{Fixture, assert_ok};
+use super::fixture::{Fixture, assert_ok, json_of};
 
 const WEB: &str = r#"
 apiVersion: v1
@@ -41,10 +40,6 @@ spec:
   selector: {app: web}
   ports: [{name: http, port: 80, targetPort: 8080}]
 "#;
-
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_describe_label_annotate() {

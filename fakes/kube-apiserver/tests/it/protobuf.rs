@@ -7,11 +7,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::fixture::Fixture;
-
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
+use super::fixture::{Fixture, json_of};
 
 impl Fixture {
     /// `kubectl get <args> -o json`, parsed.

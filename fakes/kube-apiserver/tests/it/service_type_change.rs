@@ -4,9 +4,9 @@
 
 use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, PostParams};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::fixture::Fixture;
+use super::fixture::{Fixture, json_of};
 
 const LB: &str = r#"
 apiVersion: v1
@@ -18,10 +18,6 @@ spec:
   selector: {app: web}
   ports: [{name: http, port: 80, targetPort: 8080}]
 "#;
-
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_merge_patch_turns_a_load_balancer_into_cluster_ip() {
