@@ -7,7 +7,7 @@ use std::net::Ipv4Addr;
 use serde_json::{Value, json};
 
 use super::service_alloc::{Claims, NODE_PORT_MAX, NODE_PORT_MIN, ServiceAllocations};
-use super::service_update::{self, externally_accessible, needs_health_check};
+use super::service_update::{self, externally_accessible, needs_health_check, needs_node_port};
 use super::set_default;
 use crate::status::{Cause, forbidden, invalid_value, not_supported, required};
 use crate::store::ObjectKey;
@@ -46,7 +46,7 @@ fn apply_defaults(spec: &mut Value) {
     }
     set_default(spec, "sessionAffinity", json!("None"));
     set_default(spec, "internalTrafficPolicy", json!("Cluster"));
-    if ty == "NodePort" || ty == "LoadBalancer" {
+    if needs_node_port(spec) {
         set_default(spec, "externalTrafficPolicy", json!("Cluster"));
     }
     if ty == "LoadBalancer" {
@@ -224,8 +224,7 @@ fn allocate(
             }
         }
     }
-    let needs_health_check = ty == "LoadBalancer" && spec["externalTrafficPolicy"] == "Local";
-    if needs_health_check {
+    if needs_health_check(spec) {
         let given = chosen_port(&spec["healthCheckNodePort"]);
         if given != 0 {
             let field = "spec.healthCheckNodePort";

@@ -16,7 +16,8 @@ fn needs_cluster_ip(spec: &Value) -> bool {
     type_of(spec) != "ExternalName"
 }
 
-fn needs_node_port(spec: &Value) -> bool {
+/// NodePort and LoadBalancer Services allocate node ports.
+pub fn needs_node_port(spec: &Value) -> bool {
     matches!(type_of(spec), "NodePort" | "LoadBalancer")
 }
 
