@@ -1,6 +1,6 @@
 //! What NRP checks when a NIC joins load balancers: two rules may not deliver the same protocol and backend port to
-//! one ipconfig (within one LB or across LBs of the same type), and a NIC may reference at most one internal and one
-//! public load balancer.
+//! one ipconfig (within one LB or across LBs of the same type), a NIC may reference at most one internal and one
+//! public load balancer, and the NICs of one VM together at most one public load balancer.
 //!
 //! The rule conflicts are checked before the one-LB-per-type rule so that both codes are reachable, as the verified
 //! cross-LB code implies (a NIC in two same-type LBs whose rules collide gets the rule error); that ordering is
@@ -191,6 +191,7 @@ fn add_lbs_by_type(store: &Store, nic: &Value, by_type: &mut [Vec<String>; 2]) {
 ///
 /// The check itself is documented NRP/CRP behaviour; its code and wording are [unverified], so the generic
 /// `InvalidParameter` envelope is used, as the fact sheet's open points advise.
+///
 /// `pending` is a NIC document being written (key and body), used instead of its stored version.
 pub(crate) fn check_vm_nics(
     store: &Store,
