@@ -76,6 +76,8 @@
 //! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (pool removal while NIC ipconfigs use it),
 //!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
 //!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
+//!   `InvalidParameter` for a VM whose NICs join two public load balancers (checked on the VM PUT and on a PUT of an
+//!   attached NIC; the real code is unknown, so the generic envelope is used),
 //!   `CannotModifyNicAttachedToPrivateLinkService` (client PUT on a PLS NIC; modelled on the verified private-endpoint
 //!   sibling; a DELETE of that NIC answers the verified `NicInUse` naming the PLS, which is [infer]), `SecurityRulesLimitReached`,
 //!   `LoadBalancerFrontendIPConfigurationsLimitReached`, `LoadBalancerRulesLimitReached`,
