@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::check::check_build;
+use crate::check::{check_build, check_builds};
 use crate::config::{self, ConfigSpec};
 use crate::grid::alerts::AlertSettings;
 use crate::grid::load::{build_dirs, load};
 use crate::grid::tab_status::{self, TabSettings, TabSummary};
-use crate::grid::{Grid, ReadOptions};
+use crate::grid::{DAYS_OF_RESULTS, Grid, ReadOptions};
 use crate::publish::{Uploader, publish_to_dir, upload_commands};
 
 type CliResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -37,9 +37,9 @@ pub struct GroupArgs {
     /// Evaluate builds as of this time (epoch seconds) instead of now.
     #[arg(long, value_name = "EPOCH_SECONDS")]
     pub now: Option<i64>,
-    /// The test group's days_of_results (older builds show as UNKNOWN); unset = no limit.
-    #[arg(long)]
-    pub days_of_results: Option<u32>,
+    /// The test group's days_of_results: older builds show as UNKNOWN (0 = TestGrid's default, 7).
+    #[arg(long, default_value_t = DAYS_OF_RESULTS)]
+    pub days_of_results: u32,
     /// Draw the <job>.Pod row from podinfo.json, as for a group without disable_prowjob_analysis.
     #[arg(long)]
     pub prowjob_analysis: bool,
@@ -149,13 +149,13 @@ pub struct ConfigArgs {
     #[arg(long = "alert-email")]
     pub alert_emails: Vec<String>,
     /// Consecutive failing builds before an alert.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = TabSettings::default().alerts.num_failures_to_alert)]
     pub num_failures_to_alert: u32,
     /// Hours without a new build before the tab is stale.
-    #[arg(long, default_value_t = 168)]
+    #[arg(long, default_value_t = TabSettings::default().alert_stale_results_hours)]
     pub alert_stale_results_hours: u32,
     /// Days of builds kept.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = DAYS_OF_RESULTS)]
     pub days_of_results: u32,
     /// Extra finished.json metadata keys to show as column headers (after Commit).
     #[arg(long = "column-header")]
@@ -255,10 +255,10 @@ pub fn run_testgrid(args: &TestgridArgs) -> CliResult {
 fn run_check(args: &CheckArgs) -> CliResult {
     let opts = args.group.read_options();
     let dirs = build_dirs(&args.dirs)?;
+    let reports = check_builds(&dirs, &opts)?;
     let mut errors = 0;
     let mut columns = Vec::new();
-    for dir in &dirs {
-        let report = check_build(dir, &opts)?;
+    for (dir, report) in dirs.iter().zip(reports) {
         println!("== {}", dir.display());
         print!("{}", report.render());
         errors += report
@@ -346,4 +346,84 @@ fn run_publish(args: &PublishArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Debug, clap::Subcommand)]
+    enum Command {
+        Report(ReportArgs),
+        Testgrid(TestgridArgs),
+    }
+
+    fn parse(args: &[&str]) -> Command {
+        match Cli::try_parse_from(std::iter::once("harness").chain(args.iter().copied())) {
+            Ok(cli) => cli.command,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Reading and summarising default to what `harness testgrid config` writes.
+    #[test]
+    fn defaults_match_the_generated_configuration() {
+        let Command::Report(report) = parse(&["report", "dir", "--out", "r.html"]) else {
+            panic!("not report")
+        };
+        let Command::Testgrid(TestgridArgs {
+            command: TestgridCommand::Config(config),
+        }) = parse(&[
+            "testgrid",
+            "config",
+            "--job",
+            "j",
+            "--bucket-prefix",
+            "b",
+            "--kubernetes-minor",
+            "1.34",
+        ])
+        else {
+            panic!("not config")
+        };
+        let spec = ConfigSpec::new("j", "b", "azure", "1.34");
+        let read = report.group.read_options();
+        let tab = report.group.tab_settings();
+        assert_eq!(read.days_of_results, spec.days_of_results);
+        assert_eq!(config.days_of_results, spec.days_of_results);
+        assert!(
+            !read.prowjob_analysis,
+            "the configuration disables prowjob analysis"
+        );
+        assert_eq!(
+            (
+                tab.alerts.num_failures_to_alert,
+                tab.alert_stale_results_hours,
+                tab.num_columns_recent
+            ),
+            (
+                spec.num_failures_to_alert,
+                spec.alert_stale_results_hours,
+                spec.num_columns_recent
+            )
+        );
+        assert_eq!(
+            (
+                config.num_failures_to_alert,
+                config.alert_stale_results_hours
+            ),
+            (spec.num_failures_to_alert, spec.alert_stale_results_hours)
+        );
+        assert_eq!(
+            ReadOptions::at(read.now).days_of_results,
+            spec.days_of_results
+        );
+    }
 }

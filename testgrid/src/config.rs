@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::grid::DAYS_OF_RESULTS;
 use crate::grid::tab_status::TabSettings;
 
 /// Dashboard name prefixes test-infra's config tests accept (org or company prefixes).
@@ -89,7 +90,7 @@ impl ConfigSpec {
             alert_emails: Vec::new(),
             num_failures_to_alert: tab.alerts.num_failures_to_alert,
             alert_stale_results_hours: tab.alert_stale_results_hours,
-            days_of_results: 15,
+            days_of_results: DAYS_OF_RESULTS,
             num_columns_recent: tab.num_columns_recent,
             column_headers: vec!["Commit".to_owned()],
         }

@@ -17,6 +17,14 @@ pub enum JobResult {
 }
 
 impl JobResult {
+    /// Every result Prow writes, so readers can tell a known `result` string from any other.
+    pub const ALL: [JobResult; 3] = [JobResult::Success, JobResult::Failure, JobResult::Aborted];
+
+    /// The result with the Prow spelling `prow`, if it is one (readers flag any other string).
+    pub fn from_prow(prow: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == prow)
+    }
+
     /// The Prow spelling (`SUCCESS`, `FAILURE`, `ABORTED`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -85,5 +93,14 @@ mod tests {
         );
         assert!(Finished::new(1, JobResult::Success).passed());
         assert!(!Finished::new(1, JobResult::Aborted).passed());
+    }
+
+    #[test]
+    fn prow_spellings_round_trip() {
+        for r in JobResult::ALL {
+            assert_eq!(JobResult::from_prow(r.as_str()), Some(r));
+        }
+        assert_eq!(JobResult::from_prow("success"), None);
+        assert_eq!(JobResult::from_prow("PASSED"), None);
     }
 }

@@ -2,8 +2,10 @@
 //! grid like TestGrid: rows are tests plus Overall, columns are builds newest first, metrics
 //! and messages on hover.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use crate::grid::alerts::RowAlert;
 use crate::grid::tab_status::TabSummary;
 use crate::grid::{Cell, Grid, Status};
 use crate::timefmt::utc_minute;
@@ -77,6 +79,8 @@ pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
         );
     }
     h.push_str("</tr></thead>\n<tbody>\n");
+    let alerted: HashMap<&str, &RowAlert> =
+        tab.alerts.iter().map(|a| (a.row.as_str(), a)).collect();
     for row in &grid.rows {
         let cells: Vec<Option<&Cell>> =
             (0..grid.columns.len()).map(|i| grid.cell(row, i)).collect();
@@ -84,28 +88,25 @@ pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
             .iter()
             .flatten()
             .any(|c| c.status.is_failing() || c.status == Status::Flaky);
-        match tab.alerts.iter().find(|a| &a.row == row) {
-            Some(a) => {
-                let _ = write!(
-                    h,
-                    "<tr data-failing=\"{}\"><td class=\"name alerted\" title=\"{}\">{}</td>",
-                    u8::from(failing),
+        let (class, title) = match alerted.get(row.as_str()) {
+            Some(a) => (
+                " alerted",
+                format!(
+                    " title=\"{}\"",
                     esc(&format!(
                         "alert: {} failure(s) since build {}",
                         a.fail_count, a.first_fail_build
-                    )),
-                    esc(row)
-                );
-            }
-            None => {
-                let _ = write!(
-                    h,
-                    "<tr data-failing=\"{}\"><td class=\"name\">{}</td>",
-                    u8::from(failing),
-                    esc(row)
-                );
-            }
-        }
+                    ))
+                ),
+            ),
+            None => ("", String::new()),
+        };
+        let _ = write!(
+            h,
+            "<tr data-failing=\"{}\"><td class=\"name{class}\"{title}>{}</td>",
+            u8::from(failing),
+            esc(row)
+        );
         for (i, cell) in cells.iter().enumerate() {
             match cell {
                 None => h.push_str("<td class=\"c none\"></td>"),
@@ -244,7 +245,10 @@ mod tests {
             commit: "v1.34.2".into(),
             overall: Cell::new(Status::Fail),
             pod: None,
-            rows: vec![("s.<x>".into(), fail)],
+            rows: vec![
+                ("s.<x>".into(), fail),
+                ("s.ok".into(), Cell::new(Status::Pass)),
+            ],
         };
         let grid = Grid::new(vec![col]);
         let tab = crate::grid::tab_status::summarize(
@@ -265,7 +269,16 @@ mod tests {
             html.contains("Tab status <b class=\"tab-fail\">FAIL</b>"),
             "{html}"
         );
-        assert!(html.contains("<td class=\"name alerted\""), "{html}");
+        assert!(
+            html.contains(
+                "<tr data-failing=\"1\"><td class=\"name alerted\" title=\"alert: 1 failure(s) since build 1767225600123000000\">s.&lt;x&gt;</td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<tr data-failing=\"0\"><td class=\"name\">s.ok</td>"),
+            "{html}"
+        );
         for external in ["http://", "https://", "<link", "src="] {
             assert!(!html.contains(external), "{external}");
         }

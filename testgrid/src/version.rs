@@ -3,11 +3,11 @@
 use serde_json::{Map, Value};
 
 /// What TestGrid shows for a header it has no value for (on a finished build).
-pub const MISSING: &str = "missing";
+const MISSING: &str = "missing";
 
 /// Picks the version string like TestGrid's `metadata.Version`: first non-empty of a fixed list
 /// of keys, cut after the last `+` and to 9 characters; `None` where TestGrid says `missing`.
-pub fn version(started: &Map<String, Value>, finished: &Map<String, Value>) -> Option<String> {
+fn version(started: &Map<String, Value>, finished: &Map<String, Value>) -> Option<String> {
     let meta = finished.get("metadata").and_then(Value::as_object);
     let from = |obj: Option<&Map<String, Value>>, key: &str| {
         obj.and_then(|o| o.get(key))

@@ -179,6 +179,34 @@ fn report_and_check_show_the_tab_status_and_alerts() {
     );
 }
 
+/// By default the validator drops builds older than the days_of_results our configuration
+/// writes (15), as TestGrid would.
+#[test]
+fn check_drops_builds_older_than_the_configured_days_of_results() {
+    let tree = Scratch::new("testgrid");
+    let build = good_build(&tree, "1765584000", NOW - 20 * 86_400, true);
+    let out = check(&build);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout.contains("unknown   ci-azure-parity.Overall  -- build too old"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("build-too-old"), "{stdout}");
+    let out = harness(&[
+        "testgrid",
+        "check",
+        path_str(&build),
+        "--now",
+        &NOW.to_string(),
+        "--days-of-results",
+        "30",
+    ]);
+    let (stdout, _) = text(&out);
+    assert!(out.status.success(), "{stdout}");
+    assert!(!stdout.contains("build-too-old"), "{stdout}");
+}
+
 #[test]
 fn report_names_a_bad_path() {
     let tree = Scratch::new("testgrid");

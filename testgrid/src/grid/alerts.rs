@@ -42,7 +42,7 @@ pub fn row_alert(grid: &Grid, row: &str, settings: &AlertSettings) -> Option<Row
     let (mut first_fail, mut latest_fail, mut latest_pass) = (None, None, None);
     for index in 0..grid.columns.len() {
         let cell = grid.cell(row, index);
-        match Coalesced::of(cell.map(|c| c.status), true) {
+        match Coalesced::of(cell.map(|c| c.status)) {
             Coalesced::Pass => {
                 passes += 1;
                 if concurrent >= open {

@@ -7,39 +7,67 @@ use serde_json::Map;
 
 use super::cell::{Cell, DURATION_METRIC};
 use super::json_file::JsonFile;
-use super::junit_rows::{self, JunitRows};
+use super::junit_rows;
 use super::metadata_files::{self, FinishedFields, MetadataFiles};
 use super::notes::Notes;
 use super::pod_row::pod_cell;
 use super::status::Status;
 use crate::finding::{Code, Finding, Severity};
-
-pub use super::junit_rows::MAX_JUNIT_BYTES;
+use crate::finished::JobResult;
 
 /// A build without a finished time fails this long after its start (TestGrid's default).
 const MAX_RUNTIME_SECS: i64 = 24 * 3600;
 /// TestGrid waits this long after the finish time for late files (podinfo.json).
 const AFTER_FINISH_SECS: i64 = 3600;
+/// The days TestGrid's updater keeps when a test group leaves `days_of_results` at 0.
+const UNSET_DAYS_OF_RESULTS: u32 = 7;
+const DAY_SECS: i64 = 86_400;
+
+/// The `days_of_results` `harness testgrid config` writes (test-infra's default.yaml value):
+/// the reader's default, so the validator drops the builds TestGrid would drop.
+pub const DAYS_OF_RESULTS: u32 = 15;
+/// The synthetic row drawn from started.json and finished.json.
+pub const OVERALL_ROW: &str = "Overall";
+/// The synthetic row drawn from podinfo.json when the group analyses Prow pods.
+pub const POD_ROW: &str = "Pod";
 
 /// Inputs that are not in the files: the clock and the test group's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadOptions {
     /// "Now" in epoch seconds: decides RUNNING vs timed out.
     pub now: i64,
-    /// The test group's `days_of_results`: older builds show as UNKNOWN. `None` = no limit.
-    pub days_of_results: Option<u32>,
+    /// The test group's `days_of_results`: builds started earlier show as UNKNOWN; 0 means
+    /// TestGrid's own default of 7.
+    pub days_of_results: u32,
     /// The opposite of the group's `disable_prowjob_analysis`: draw the `<job>.Pod` row.
     pub prowjob_analysis: bool,
 }
 
 impl ReadOptions {
-    /// Options as our generated configuration sets them (no age limit, no Pod row), at `now`.
+    /// Options as our generated configuration sets them ([`DAYS_OF_RESULTS`], no Pod row), at
+    /// `now`.
     pub fn at(now: i64) -> Self {
         Self {
             now,
-            days_of_results: None,
+            days_of_results: DAYS_OF_RESULTS,
             prowjob_analysis: false,
         }
+    }
+
+    /// The days TestGrid keeps: the group's `days_of_results`, or its default when that is 0.
+    pub fn days_kept(&self) -> u32 {
+        match self.days_of_results {
+            0 => UNSET_DAYS_OF_RESULTS,
+            days => days,
+        }
+    }
+
+    /// Whether a build that started at `started` is older than TestGrid keeps.
+    fn too_old(&self, started: i64) -> bool {
+        started
+            < self
+                .now
+                .saturating_sub(i64::from(self.days_kept()) * DAY_SECS)
     }
 }
 
@@ -65,23 +93,27 @@ pub struct Column {
 }
 
 impl Column {
+    /// The name of synthetic row `name` ([`OVERALL_ROW`] or [`POD_ROW`]) in this job's grid.
+    pub fn job_row(&self, name: &str) -> String {
+        format!("{}.{name}", self.job)
+    }
+
     /// Name of the synthetic Overall row.
     pub fn overall_row(&self) -> String {
-        format!("{}.Overall", self.job)
+        self.job_row(OVERALL_ROW)
     }
 
-    /// Name of the synthetic Pod row.
-    pub fn pod_row(&self) -> String {
-        format!("{}.Pod", self.job)
+    /// The synthetic rows this column has by plain name (Overall, then Pod if drawn); see
+    /// [`Column::job_row`] for the names the grid shows.
+    pub fn injected_rows(&self) -> impl Iterator<Item = (&'static str, &Cell)> {
+        std::iter::once((OVERALL_ROW, &self.overall)).chain(self.pod.iter().map(|p| (POD_ROW, p)))
     }
 
-    /// The synthetic rows this column has (Overall, then Pod if drawn).
-    pub fn injected_rows(&self) -> Vec<(String, &Cell)> {
-        let mut out = vec![(self.overall_row(), &self.overall)];
-        if let Some(pod) = &self.pod {
-            out.push((self.pod_row(), pod));
-        }
-        out
+    /// Whether TestGrid's summarizer still waits for this build: it skips a column while any
+    /// cell in it is RUNNING (Overall, or Pod waiting for podinfo.json).
+    pub fn is_running(&self) -> bool {
+        self.injected_rows()
+            .any(|(_, cell)| cell.status == Status::Running)
     }
 }
 
@@ -122,25 +154,45 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let dir = canonical.as_path();
     let mut notes = Notes::default();
-    let job = name_of(dir.parent().unwrap_or(Path::new("")));
-    let build = name_of(dir);
-
     let files = MetadataFiles::read(dir);
     let mut download_failure = None;
     let started = metadata_files::started(&mut notes, &files.started, &mut download_failure);
-    let finished = metadata_files::finished(&mut notes, &files.finished, &mut download_failure);
-    let podinfo = metadata_files::podinfo(&mut notes, &files.podinfo, &mut download_failure, &job);
-    let started = started.unwrap_or(0);
     let mut column = Column {
-        job,
-        build,
-        started,
-        finished: finished.as_ref().and_then(FinishedFields::completed_at),
+        job: name_of(dir.parent().unwrap_or(Path::new(""))),
+        build: name_of(dir),
+        started: started.unwrap_or(0),
+        finished: None,
         commit: String::new(),
         overall: Cell::new(Status::Pass),
         pod: None,
         rows: Vec::new(),
     };
+    // testgrid.md §1.7: TestGrid's readResult drops a build that started before
+    // days_of_results as soon as started.json is read, before malformed files or JUnit count.
+    // A zero start stays RUNNING "start timestamp is 0" (§1.2).
+    if let Some(started) = started
+        && started > 0
+        && opts.too_old(started)
+    {
+        notes.note(Severity::Warning, Code::BuildTooOld, "started.json", format!(
+            "started more than days_of_results={} days ago: TestGrid shows UNKNOWN \"build too old\" and reads none of its other files",
+            opts.days_kept()
+        ));
+        column.overall = Cell::new(Status::Unknown).with_message("build too old");
+        column.commit = commit(&files, false);
+        return Ok(BuildRead {
+            column,
+            findings: notes.findings,
+        });
+    }
+    let finished = metadata_files::finished(&mut notes, &files.finished, &mut download_failure);
+    let podinfo = metadata_files::podinfo(
+        &mut notes,
+        &files.podinfo,
+        &mut download_failure,
+        opts.prowjob_analysis,
+    );
+    column.finished = finished.as_ref().and_then(FinishedFields::completed_at);
     if let Some(failure) = download_failure {
         column.overall = Cell::new(Status::ToolFail).with_message(&failure);
         column.commit = commit(&files, false);
@@ -149,6 +201,7 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
             findings: notes.findings,
         });
     }
+    let started = column.started;
     if let Some(f) = column.finished
         && started > 0
         && f < started
@@ -160,12 +213,11 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
     let junit = junit_rows::read(dir, &mut notes);
     let deadline = deadline(started, finished.as_ref().and_then(|f| f.timestamp));
     column.overall = overall(
-        &mut notes,
-        &column,
-        finished.as_ref(),
-        &junit,
-        deadline,
-        opts,
+        &notes.malformed,
+        started,
+        column.finished.zip(finished.as_ref()),
+        junit.any_failing_case,
+        opts.now > deadline,
     );
     if opts.prowjob_analysis {
         column.pod = pod_cell(podinfo, column.overall.status, opts.now, deadline);
@@ -179,7 +231,8 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
 }
 
 /// When TestGrid stops waiting for a build: an hour after its finish time when finished.json
-/// has one (even 0), else 24 hours after the start.
+/// has one (even 0 or negative, which is long past), else 24 hours after the start. Upstream's
+/// `gcsResult.deadline` serves both the Overall timeout and the wait for podinfo.json.
 fn deadline(started: i64, finished: Option<i64>) -> i64 {
     match finished {
         Some(f) => f.saturating_add(AFTER_FINISH_SECS),
@@ -196,44 +249,33 @@ fn commit(files: &MetadataFiles, running: bool) -> String {
     )
 }
 
-/// The Overall cell: TestGrid's `overallCell`, plus the start-time and age checks, plus the "F"
-/// icon when a failed build has no failing testcase (before merging equal names).
+/// The Overall cell: TestGrid's `overallCell` plus the start-time check, and the "F" icon
+/// when a failed build has no failing testcase (before merging equal names). `completed` is
+/// the finish time with the fields it came with, once the build counts as complete;
+/// `timed_out` says TestGrid has stopped waiting for it.
 fn overall(
-    notes: &mut Notes,
-    column: &Column,
-    finished: Option<&FinishedFields>,
-    junit: &JunitRows,
-    deadline: i64,
-    opts: &ReadOptions,
+    malformed: &[String],
+    started: i64,
+    completed: Option<(i64, &FinishedFields)>,
+    any_failing_case: bool,
+    timed_out: bool,
 ) -> Cell {
-    let completed = finished.and_then(FinishedFields::completed_at);
     // testgrid.md §1.7: an empty or cut-short file (even started.json) means "Malformed
     // artifacts", which TestGrid's overallCell decides before anything else.
-    let mut cell = if !notes.malformed.is_empty() {
+    let mut cell = if !malformed.is_empty() {
         Cell::new(Status::Fail)
             .with_icon("E")
-            .with_message(&format!(
-                "Malformed artifacts: {}",
-                notes.malformed.join(", ")
-            ))
-    } else if column.started == 0 {
+            .with_message(&format!("Malformed artifacts: {}", malformed.join(", ")))
+    } else if started == 0 {
         Cell::new(Status::Running)
             .with_icon("R")
             .with_message("start timestamp is 0")
-    } else if let Some(days) = opts
-        .days_of_results
-        .filter(|d| column.started < opts.now - i64::from(*d) * 86_400)
-    {
-        notes.note(Severity::Warning, Code::BuildTooOld, "started.json", format!(
-            "started more than days_of_results={days} days ago: TestGrid shows UNKNOWN \"build too old\""
-        ));
-        Cell::new(Status::Unknown).with_message("build too old")
-    } else if let (Some(f), Some(_)) = (finished, completed) {
+    } else if let Some((_, f)) = completed {
         match (f.passed, &f.result) {
             (Some(true), _) => Cell::new(Status::Pass),
             (Some(false), _) => Cell::new(Status::Fail),
             (None, Some(res)) => {
-                let status = if res == "SUCCESS" {
+                let status = if JobResult::from_prow(res) == Some(JobResult::Success) {
                     Status::Pass
                 } else {
                     Status::Fail
@@ -244,7 +286,7 @@ fn overall(
             }
             (None, None) => Cell::new(Status::Fail),
         }
-    } else if opts.now > deadline {
+    } else if timed_out {
         Cell::new(Status::Fail)
             .with_icon("T")
             .with_message("Testing did not complete within 24 hours")
@@ -253,18 +295,16 @@ fn overall(
             .with_icon("R")
             .with_message("Build still running...")
     };
-    if cell.status == Status::Fail && cell.message.is_empty() && !junit.any_failing_case {
+    if cell.status == Status::Fail && cell.message.is_empty() && !any_failing_case {
         cell = cell
             .with_icon("F")
             .with_message("Build failed outside of test results");
     }
-    if let Some(f) = completed
-        && column.started > 0
+    if let Some((f, _)) = completed
+        && started > 0
     {
-        cell.metrics.insert(
-            DURATION_METRIC.to_owned(),
-            (f - column.started) as f64 / 60.0,
-        );
+        cell.metrics
+            .insert(DURATION_METRIC.to_owned(), (f - started) as f64 / 60.0);
     }
     cell
 }

@@ -25,7 +25,7 @@ pub struct JunitRows {
 }
 
 /// Whether TestGrid treats a file name as JUnit results.
-pub fn is_junit_name(base: &str) -> bool {
+fn is_junit_name(base: &str) -> bool {
     base == "test.xml" || (base.starts_with("junit") && base.ends_with(".xml"))
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::json_file::{self, FINISHED_FIELDS, JsonFile, PODINFO_FIELDS, STARTED_FIELDS};
 use super::notes::Notes;
 use crate::finding::{Code, Severity};
+use crate::finished::JobResult;
 use std::path::Path;
 
 /// Timestamps above this are almost certainly milliseconds, not seconds (year 5138).
@@ -83,7 +84,7 @@ const PODINFO: MetadataFile = MetadataFile {
     path: "podinfo.json",
     missing: Code::PodinfoMissing,
     missing_severity: Severity::Info,
-    missing_message: "no podinfo.json: set disable_prowjob_analysis: true in the test group, or TestGrid adds a <job>.Pod row flagged \"podinfo.json not found\"",
+    missing_message: "no podinfo.json: with prowjob analysis on, TestGrid's <job>.Pod row waits for it until an hour after the finish, then shows PASS_WITH_SKIPS \"podinfo.json not found\" (icon !); uploads outside Prow set disable_prowjob_analysis: true",
     malformed: Code::PodinfoMalformed,
     invalid: Code::PodinfoInvalid,
 };
@@ -173,7 +174,7 @@ pub fn finished(
     match timestamp {
         Some(ts) if ts > 0 => check_seconds(notes, p, ts),
         Some(ts) => notes.note(Severity::Error, Code::FinishedTimestampMissing, p, format!(
-            "timestamp is {ts}: TestGrid counts a build as complete only with a positive finish time, so it ignores passed/result and shows FAIL \"did not complete\" (icon T)"
+            "timestamp is {ts}: TestGrid counts a build as complete only with a positive finish time, so it ignores passed/result; it waits only until an hour after this finish time, long past, so it shows FAIL \"did not complete\" (icon T) at once"
         )),
         None => notes.note(Severity::Error, Code::FinishedTimestampMissing, p,
             "no timestamp: TestGrid counts a build as complete only with a positive finish time, so it ignores passed/result and shows the column as RUNNING, then FAIL (icon T) 24 h after the start"),
@@ -188,17 +189,18 @@ pub fn finished(
         _ => {}
     }
     if let Some(res) = &result
-        && !["SUCCESS", "FAILURE", "ABORTED"].contains(&res.as_str())
+        && JobResult::from_prow(res).is_none()
     {
+        let known: Vec<&str> = JobResult::ALL.iter().map(|r| r.as_str()).collect();
         notes.note(
             Severity::Warning,
             Code::ResultUnknown,
             p,
-            format!("result {res:?} is not one of SUCCESS, FAILURE, ABORTED"),
+            format!("result {res:?} is not one of {}", known.join(", ")),
         );
     }
     if let (Some(passed), Some(res)) = (passed, &result)
-        && passed != (res == "SUCCESS")
+        && passed != (JobResult::from_prow(res) == Some(JobResult::Success))
     {
         notes.note(
             Severity::Warning,
@@ -230,18 +232,16 @@ pub fn finished(
     })
 }
 
-/// The decoded podinfo.json of a build of `job`, if it decodes (absent is fine for uploads
-/// outside Prow, with `disable_prowjob_analysis: true`).
+/// The decoded podinfo.json, if it decodes. TestGrid reads it for every build (cut short it
+/// makes "Malformed artifacts", undecodable a TOOL_FAIL column), but its absence matters only
+/// with prowjob analysis on: uploads outside Prow set `disable_prowjob_analysis: true`.
 pub fn podinfo<'f>(
     notes: &mut Notes,
     file: &'f JsonFile,
     failure: &mut Option<String>,
-    job: &str,
+    prowjob_analysis: bool,
 ) -> Option<&'f Map<String, Value>> {
-    if let JsonFile::Missing = file {
-        notes.note(PODINFO.missing_severity, PODINFO.missing, PODINFO.path, format!(
-            "no podinfo.json: set disable_prowjob_analysis: true in the test group, or TestGrid adds a {job}.Pod row flagged \"podinfo.json not found\""
-        ));
+    if !prowjob_analysis && *file == JsonFile::Missing {
         return None;
     }
     decoded(notes, file, &PODINFO, failure)

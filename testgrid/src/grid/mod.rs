@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::natural::natural_cmp;
 pub use cell::Cell;
-pub use column::{BuildRead, Column, ReadOptions, read_build};
+pub use column::{BuildRead, Column, DAYS_OF_RESULTS, ReadOptions, read_build};
 pub use status::{Coalesced, Status};
 
 /// Columns and rows ready to draw or summarise.
@@ -49,12 +49,12 @@ impl Grid {
                 for (name, cell) in col.injected_rows() {
                     if multi_job {
                         // Multi-job groups also get the plain `Overall`/`Pod` rows.
-                        let plain = name.rsplit('.').next().unwrap_or_default().to_owned();
-                        overall_rows.insert(plain.clone());
-                        map.insert(plain, cell.clone());
+                        overall_rows.insert(name.to_owned());
+                        map.insert(name.to_owned(), cell.clone());
                     }
-                    overall_rows.insert(name.clone());
-                    map.insert(name, cell.clone());
+                    let row = col.job_row(name);
+                    overall_rows.insert(row.clone());
+                    map.insert(row, cell.clone());
                 }
                 for (name, cell) in &col.rows {
                     let row = if multi_job {

@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 use super::cell::{Cell, cut_message};
 use super::status::Status;
 
-/// TestGrid's message when a build has no podinfo.json.
+/// TestGrid's message when a build has no podinfo.json (why the Pod row shows "!").
 pub const MISSING_POD_INFO: &str = "podinfo.json not found, please install prow's GCS reporter";
-/// TestGrid's message when the pod had no Prow `sidecar` container.
+/// TestGrid's message when the pod had no Prow `sidecar` container (why the Pod row shows "E").
 pub const NO_POD_UTILS: &str = "not using decoration, please set decorate: true on prowjob";
 
 /// The Pod cell, or `None` when TestGrid would not draw the row (podinfo.json missing while
@@ -36,22 +36,33 @@ pub fn pod_cell(
                 .with_message(MISSING_POD_INFO),
         );
     };
-    let (pass, message) = summarize(pod);
-    let cell = Cell::new(if pass { Status::Pass } else { Status::Fail }).with_message(&message);
-    Some(if message == NO_POD_UTILS {
-        cell.with_icon("E")
-    } else if !pass {
-        cell.with_icon("F")
-    } else {
-        cell
+    Some(match summarize(pod) {
+        PodSummary::Completed => Cell::new(Status::Pass),
+        PodSummary::NoPodUtils => Cell::new(Status::Pass)
+            .with_icon("E")
+            .with_message(NO_POD_UTILS),
+        PodSummary::Failed(problem) => Cell::new(Status::Fail)
+            .with_icon("F")
+            .with_message(&problem),
     })
 }
 
-/// Whether the pod completed, and why not (TestGrid's `PodInfo.Summarize`).
-fn summarize(pod: &Value) -> (bool, String) {
+/// How the pod ended, as TestGrid's `PodInfo.Summarize` tells it.
+#[derive(Debug, Clone, PartialEq)]
+enum PodSummary {
+    /// Completed with Prow's sidecar.
+    Completed,
+    /// Completed, but without Prow's `sidecar` container (no decoration).
+    NoPodUtils,
+    /// Did not complete, and why.
+    Failed(String),
+}
+
+/// How the pod ended (TestGrid's `PodInfo.Summarize`).
+fn summarize(pod: &Value) -> PodSummary {
     let status = &pod["status"];
     if status["phase"] == "Succeeded" {
-        return (true, String::new());
+        return PodSummary::Completed;
     }
     let condition = |kind: &str| {
         status["conditions"]
@@ -63,14 +74,14 @@ fn summarize(pod: &Value) -> (bool, String) {
             .map(|c| text(&c["message"]))
     };
     if let Some(message) = condition("PodScheduled") {
-        return (false, format!("pod did not schedule: {message}"));
+        return PodSummary::Failed(format!("pod did not schedule: {message}"));
     }
     if let Some(message) = condition("Initialized") {
-        return (false, format!("pod could not initialize: {message}"));
+        return PodSummary::Failed(format!("pod could not initialize: {message}"));
     }
     for container in statuses(status, "initContainerStatuses") {
         if let Some(problem) = container_problem(container) {
-            return (false, format!("init container {problem}"));
+            return PodSummary::Failed(format!("init container {problem}"));
         }
     }
     let mut found_sidecar = false;
@@ -80,13 +91,13 @@ fn summarize(pod: &Value) -> (bool, String) {
         if let Some(problem) = container_problem(container)
             && (is_sidecar || container["state"]["terminated"].is_null())
         {
-            return (false, problem);
+            return PodSummary::Failed(problem);
         }
     }
     if found_sidecar {
-        (true, String::new())
+        PodSummary::Completed
     } else {
-        (true, NO_POD_UTILS.to_owned())
+        PodSummary::NoPodUtils
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::Grid;
 use super::alerts::{AlertSettings, RowAlert, alerts};
-use super::status::{Coalesced, Status};
+use super::status::Coalesced;
 use crate::timefmt::utc_minute;
 
 /// The test group and tab settings the summary depends on.
@@ -16,7 +16,7 @@ pub struct TabSettings {
     pub alerts: AlertSettings,
     /// Hours after which the newest column makes the tab STALE; 0 = never.
     pub alert_stale_results_hours: u32,
-    /// How many recent completed columns decide FLAKY or PASS.
+    /// How many recent completed columns decide BROKEN, FLAKY or PASS.
     pub num_columns_recent: u32,
     /// A recent column whose failing-cell ratio exceeds this makes the tab BROKEN; 0 = never.
     pub broken_column_threshold: f32,
@@ -74,7 +74,8 @@ impl fmt::Display for TabStatus {
     }
 }
 
-/// Counts over the `num_columns_recent` newest columns (TestGrid's `gridMetrics`).
+/// Counts over the recent columns: the `num_columns_recent` newest that are not still running
+/// (TestGrid's `gridMetrics`, over the same columns as the FLAKY/PASS decision).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecentStats {
     /// Columns with a passing and no failing cell.
@@ -130,66 +131,87 @@ fn percent(part: usize, whole: usize) -> f64 {
 /// Summarises the grid as one dashboard tab at time `now` (epoch seconds).
 pub fn summarize(grid: &Grid, settings: &TabSettings, now: i64) -> TabSummary {
     let alerts = alerts(grid, &settings.alerts);
-    let (stats, broken) = recent_stats(grid, settings);
+    let recent = Recent::of(grid, settings);
     let stale = stale(grid, settings, now);
-    let (status, reason) = if let Some(reason) = broken {
+    let (status, reason) = if let Some(reason) = recent.broken {
         (TabStatus::Broken, reason)
     } else if let Some(reason) = stale {
         (TabStatus::Stale, reason)
     } else if !alerts.is_empty() {
         (TabStatus::Fail, format!("{} row alert(s)", alerts.len()))
+    } else if recent.not_passing {
+        (TabStatus::Flaky, String::new())
+    } else if recent.stats.passing_cells > 0 {
+        (TabStatus::Pass, String::new())
     } else {
-        (
-            recent_status(grid, settings.num_columns_recent),
-            String::new(),
-        )
+        (TabStatus::Unknown, String::new())
     };
     TabSummary {
         status,
         reason,
         alerts,
-        stats,
+        stats: recent.stats,
     }
 }
 
-fn coalesced(grid: &Grid, row: &str, index: usize) -> Coalesced {
-    Coalesced::of(grid.cell(row, index).map(|c| c.status), true)
+/// What the recent columns say: the `num_columns_recent` newest columns that are not still
+/// running (testgrid.md §3.5; TestGrid's summarizer skips a column while any cell in it runs).
+#[derive(Debug, Default)]
+struct Recent {
+    /// Their counts.
+    stats: RecentStats,
+    /// The first of them whose failing-cell ratio is over the broken threshold, and why.
+    broken: Option<String>,
+    /// Whether any cell in them is not passing (FLAKY unless something decided earlier).
+    not_passing: bool,
 }
 
-/// Counts over the newest `num_columns_recent` columns, and the first too-red column.
-fn recent_stats(grid: &Grid, settings: &TabSettings) -> (RecentStats, Option<String>) {
-    let mut stats = RecentStats::default();
-    let mut broken = None;
-    let recent = settings.num_columns_recent as usize;
-    for (index, column) in grid.columns.iter().enumerate().take(recent) {
-        let (mut passes, mut failures, mut other) = (0usize, 0usize, 0usize);
-        for row in &grid.rows {
-            match coalesced(grid, row, index) {
-                Coalesced::Pass => passes += 1,
-                Coalesced::Fail => failures += 1,
-                Coalesced::NoResult => {}
-                Coalesced::Flaky | Coalesced::Unknown => other += 1,
+impl Recent {
+    /// One pass over the recent columns.
+    fn of(grid: &Grid, settings: &TabSettings) -> Self {
+        let mut recent = Recent::default();
+        let threshold = settings.broken_column_threshold;
+        let completed = grid
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, column)| !column.is_running())
+            .take(settings.num_columns_recent as usize);
+        for (index, column) in completed {
+            let (mut passes, mut failures, mut other) = (0usize, 0usize, 0usize);
+            for row in &grid.rows {
+                match Coalesced::of(grid.cell(row, index).map(|c| c.status)) {
+                    Coalesced::Pass => passes += 1,
+                    Coalesced::Fail => failures += 1,
+                    Coalesced::NoResult => {}
+                    Coalesced::Flaky | Coalesced::Unknown => other += 1,
+                }
+            }
+            let filled = passes + failures + other;
+            let stats = &mut recent.stats;
+            stats.passing_cells += passes;
+            stats.filled_cells += filled;
+            if filled > 0 {
+                stats.completed_cols += 1;
+            }
+            if failures == 0 && passes > 0 {
+                stats.passing_cols += 1;
+            }
+            recent.not_passing |= failures + other > 0;
+            let ratio = failures as f32 / filled.max(1) as f32;
+            if passes + failures > 0
+                && threshold > 0.0
+                && ratio > threshold
+                && recent.broken.is_none()
+            {
+                recent.broken = Some(format!(
+                    "build {}: {failures} of {filled} cells failing, over broken_column_threshold {threshold}",
+                    column.build,
+                ));
             }
         }
-        stats.passing_cells += passes;
-        stats.filled_cells += passes + failures + other;
-        if passes + failures + other > 0 {
-            stats.completed_cols += 1;
-        }
-        if failures == 0 && passes > 0 {
-            stats.passing_cols += 1;
-        }
-        let threshold = settings.broken_column_threshold;
-        let ratio = failures as f32 / (passes + failures + other).max(1) as f32;
-        if passes + failures > 0 && threshold > 0.0 && ratio > threshold && broken.is_none() {
-            broken = Some(format!(
-                "build {}: {failures} of {} cells failing, over broken_column_threshold {threshold}",
-                column.build,
-                passes + failures + other
-            ));
-        }
+        recent
     }
-    (stats, broken)
 }
 
 /// Why the tab is stale, if it is (TestGrid's `staleAlert`, on the newest column's start).
@@ -224,38 +246,67 @@ fn go_duration(secs: i64) -> String {
     }
 }
 
-/// FLAKY, PASS or UNKNOWN from the `recent` newest columns that are not still running.
-fn recent_status(grid: &Grid, recent: u32) -> TabStatus {
-    let mut recent = recent;
-    let mut passing = false;
-    for index in 0..grid.columns.len() {
-        if recent == 0 {
-            break;
-        }
-        let cells: Vec<Option<Status>> = grid
-            .rows
-            .iter()
-            .map(|row| grid.cell(row, index).map(|c| c.status))
-            .collect();
-        if cells.contains(&Some(Status::Running)) {
-            continue; // unfinished: not yet one of the recent columns
-        }
-        let mut found = false;
-        for status in cells {
-            match Coalesced::of(status, true) {
-                Coalesced::NoResult => {}
-                Coalesced::Pass => found = true,
-                _ => return TabStatus::Flaky,
-            }
-        }
-        if found {
-            passing = true;
-            recent -= 1;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::alerts::AlertSettings;
+    use crate::grid::{Cell, Column, Status};
+
+    fn column(build: &str, overall: Status, pod: Option<Status>, test: Status) -> Column {
+        let started = build.parse::<i64>().unwrap_or_default() * 1000;
+        Column {
+            job: "j".into(),
+            build: build.into(),
+            started,
+            finished: (overall != Status::Running).then_some(started + 60),
+            commit: String::new(),
+            overall: Cell::new(overall),
+            pod: pod.map(Cell::new),
+            rows: vec![("t".into(), Cell::new(test))],
         }
     }
-    if passing {
-        TabStatus::Pass
-    } else {
-        TabStatus::Unknown
+
+    /// Running columns (Overall RUNNING, or Pod waiting for podinfo.json) are not recent for
+    /// the counts and BROKEN either: the same columns decide everything.
+    #[test]
+    fn counts_broken_and_flaky_use_the_same_recent_completed_columns() {
+        let grid = Grid::new(vec![
+            column("4", Status::Running, None, Status::Fail),
+            column("3", Status::Pass, Some(Status::Running), Status::Fail),
+            column("2", Status::Pass, None, Status::Pass),
+            column("1", Status::Pass, None, Status::Pass),
+            column("0", Status::Fail, None, Status::Fail),
+        ]);
+        let settings = TabSettings {
+            alerts: AlertSettings {
+                num_failures_to_alert: 0,
+                num_passes_to_disable_alert: 1,
+            },
+            alert_stale_results_hours: 0,
+            num_columns_recent: 2,
+            broken_column_threshold: 0.5,
+        };
+        let tab = summarize(&grid, &settings, 5000);
+        assert_eq!((tab.status, tab.reason.as_str()), (TabStatus::Pass, ""));
+        assert_eq!(
+            tab.stats,
+            RecentStats {
+                passing_cols: 2,
+                completed_cols: 2,
+                passing_cells: 4,
+                filled_cells: 4,
+            }
+        );
+        let three = TabSettings {
+            num_columns_recent: 3,
+            ..settings
+        };
+        let tab = summarize(&grid, &three, 5000);
+        assert_eq!(tab.status, TabStatus::Broken, "{}", tab.reason);
+        assert!(
+            tab.reason.starts_with("build 0: 2 of 2 cells failing"),
+            "{}",
+            tab.reason
+        );
     }
 }

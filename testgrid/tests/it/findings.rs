@@ -53,7 +53,7 @@ fn everything_wrong_builds_say_every_finding_code() {
     // Build 3: an undecodable started.json and a finished.json cut short.
     t.file("3", "started.json", "[1767229200]");
     t.file("3", "finished.json", r#"{"timestamp": "#);
-    // Build 2: older than days_of_results, finished before it started.
+    // Build 2: older than days_of_results, so its finished.json (before its start) is not read.
     t.file(
         "2",
         "started.json",
@@ -67,7 +67,7 @@ fn everything_wrong_builds_say_every_finding_code() {
     // Build rc1: not a number, nothing but a log.
     t.file("rc1", "build-log.txt", "log");
     std::fs::write(t.job_dir().join("latest-build.txt"), "5").expect("latest");
-    // Another job without latest-build.txt.
+    // Another job without latest-build.txt, read with prowjob analysis but no podinfo.json.
     let other = t.run(
         "other-job",
         "1",
@@ -76,18 +76,20 @@ fn everything_wrong_builds_say_every_finding_code() {
         r#"<testcase name="ok"/>"#,
     );
 
-    let opts = ReadOptions {
-        days_of_results: Some(15),
-        ..ReadOptions::at(NOW)
+    // Our configuration's days_of_results (15) drops build 2.
+    let opts = ReadOptions::at(NOW);
+    let analysis = ReadOptions {
+        prowjob_analysis: true,
+        ..opts
     };
     let mut out = String::new();
     let mut seen = BTreeSet::new();
     let mut dirs: Vec<_> = ["7", "8", "9", "3", "2", "rc1"]
         .iter()
-        .map(|id| t.job_dir().join(id))
+        .map(|id| (t.job_dir().join(id), opts))
         .collect();
-    dirs.push(other);
-    for dir in dirs {
+    dirs.push((other, analysis));
+    for (dir, opts) in dirs {
         let report = check_with(&dir, &opts);
         seen.extend(report.read.findings.iter().map(|f| f.code));
         let _ = write!(

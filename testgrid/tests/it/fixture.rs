@@ -10,7 +10,10 @@ pub const NOW: i64 = 1_767_312_000;
 /// A start time one day before `NOW`... minus one hour, so unfinished builds are still RUNNING.
 pub const START: i64 = NOW - 23 * 3600;
 
-/// A temporary bucket-shaped tree: `<root>/ci-job/<build>/...`.
+/// The job most rule tests write their builds under.
+const JOB: &str = "ci-job";
+
+/// A temporary bucket-shaped tree: `<root>/<job>/<build>/...` (job `ci-job` unless named).
 pub struct Tree {
     root: tempfile::TempDir,
 }
@@ -23,18 +26,27 @@ impl Tree {
     }
 
     pub fn job_dir(&self) -> PathBuf {
-        self.root.path().join("ci-job")
+        self.job(JOB)
     }
 
-    /// Writes `rel` (relative to the build directory) with `content`.
+    /// The directory of job `job`.
+    pub fn job(&self, job: &str) -> PathBuf {
+        self.root.path().join(job)
+    }
+
+    /// Writes `rel` (relative to build `build` of job `ci-job`) with `content`.
     pub fn file(&self, build: &str, rel: &str, content: &str) -> &Self {
-        let path = self.job_dir().join(build).join(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, content).expect("write");
+        self.write(JOB, build, rel, content);
         self
     }
 
-    /// A build with started/finished JSON and one JUnit file.
+    fn write(&self, job: &str, build: &str, rel: &str, content: &str) {
+        let path = self.job(job).join(build).join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+
+    /// A build of `ci-job` with started/finished JSON and one JUnit file.
     pub fn build(
         &self,
         build: &str,
@@ -42,14 +54,25 @@ impl Tree {
         finished: Option<&str>,
         junit: Option<&str>,
     ) -> PathBuf {
-        self.file(build, "started.json", started);
+        self.job_build(JOB, build, started, finished, junit)
+    }
+
+    fn job_build(
+        &self,
+        job: &str,
+        build: &str,
+        started: &str,
+        finished: Option<&str>,
+        junit: Option<&str>,
+    ) -> PathBuf {
+        self.write(job, build, "started.json", started);
         if let Some(f) = finished {
-            self.file(build, "finished.json", f);
+            self.write(job, build, "finished.json", f);
         }
         if let Some(j) = junit {
-            self.file(build, "artifacts/junit_parity.xml", j);
+            self.write(job, build, "artifacts/junit_parity.xml", j);
         }
-        self.job_dir().join(build)
+        self.job(job).join(build)
     }
 
     /// Build `1` with the usual started.json, `finished` and one JUnit file of `cases`: the
@@ -57,16 +80,45 @@ impl Tree {
     pub fn one_build(&self, finished: &str, cases: &str) -> PathBuf {
         self.build("1", &started(), Some(finished), Some(&suite(cases)))
     }
+
+    /// A complete build `id` of job `job` started at `start`: finished 10 minutes later with
+    /// `passed` (or still running when `None`), one JUnit file of `cases`.
+    pub fn run(
+        &self,
+        job: &str,
+        id: &str,
+        start: i64,
+        passed: Option<bool>,
+        cases: &str,
+    ) -> PathBuf {
+        let finished = passed.map(|passed| finished_at(start + 600, passed));
+        self.job_build(
+            job,
+            id,
+            &started_at(start),
+            finished.as_deref(),
+            Some(&suite(cases)),
+        )
+    }
 }
 
 pub fn started() -> String {
-    format!(r#"{{"timestamp": {START}}}"#)
+    started_at(START)
+}
+
+/// A started.json of `start`.
+pub fn started_at(start: i64) -> String {
+    format!(r#"{{"timestamp": {start}}}"#)
 }
 
 pub fn finished_passed(passed: bool) -> String {
+    finished_at(START + 3600, passed)
+}
+
+/// A finished.json of `timestamp` with `passed`, its `result` and a `job-version`.
+fn finished_at(timestamp: i64, passed: bool) -> String {
     format!(
-        r#"{{"timestamp": {}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2"}}}}"#,
-        START + 3600,
+        r#"{{"timestamp": {timestamp}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2"}}}}"#,
         if passed { "SUCCESS" } else { "FAILURE" }
     )
 }
@@ -93,60 +145,17 @@ pub fn grid_of(paths: &[PathBuf], opts: &ReadOptions) -> testgrid::grid::Grid {
 }
 
 /// One line: how TestGrid would draw the Overall cell of the build in `dir`, and the codes
-/// reading it noticed (without `podinfo-missing`, which every fixture build has).
+/// reading it noticed.
 pub fn overall_and_codes(name: &str, dir: &Path, opts: &ReadOptions) -> String {
     let read = testgrid::grid::read_build(dir, opts).expect("read_build");
     let o = &read.column.overall;
-    let codes: Vec<&str> = read
-        .findings
-        .iter()
-        .map(|f| f.code.as_str())
-        .filter(|c| *c != "podinfo-missing")
-        .collect();
+    let codes: Vec<&str> = read.findings.iter().map(|f| f.code.as_str()).collect();
     format!(
         "{name}: {} icon={:?} message={:?} findings={codes:?}\n",
         o.status.name(),
         o.icon,
         o.message
     )
-}
-
-impl Tree {
-    /// A complete build `id` of job `job` started at `start`: finished 10 minutes later with
-    /// `passed` (or still running when `None`), one JUnit file of `cases`.
-    pub fn run(
-        &self,
-        job: &str,
-        id: &str,
-        start: i64,
-        passed: Option<bool>,
-        cases: &str,
-    ) -> PathBuf {
-        let dir = self.root.path().join(job).join(id);
-        let write = |rel: &str, text: &str| {
-            let path = dir.join(rel);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(path, text).expect("write");
-        };
-        write("started.json", &format!(r#"{{"timestamp": {start}}}"#));
-        if let Some(passed) = passed {
-            write(
-                "finished.json",
-                &format!(
-                    r#"{{"timestamp": {}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2"}}}}"#,
-                    start + 600,
-                    if passed { "SUCCESS" } else { "FAILURE" }
-                ),
-            );
-        }
-        write("artifacts/junit_parity.xml", &suite(cases));
-        dir
-    }
-
-    /// The directory of job `job`.
-    pub fn job(&self, job: &str) -> PathBuf {
-        self.root.path().join(job)
-    }
 }
 
 /// A testcase of the rule tests' suite: `P` pass, `F` fail, `S` skip with a reason.

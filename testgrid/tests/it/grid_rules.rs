@@ -1,32 +1,16 @@
-//! Golden tests of the grid-level rules (reference testgrid.md section 3): status coalescing,
-//! row alerts from failure streaks, and the dashboard tab's summary status.
+//! Golden tests of the grid-level rules (reference testgrid.md section 3): row alerts from
+//! failure streaks and the dashboard tab's summary status (status coalescing is tested in
+//! src/grid/status.rs).
 
 use std::fmt::Write as _;
 
 use crate::fixture::{NOW, START, Tree, case, grid_of};
 use testgrid::grid::alerts::AlertSettings;
 use testgrid::grid::tab_status::{TabSettings, summarize};
-use testgrid::grid::{Grid, ReadOptions, Status};
+use testgrid::grid::{Grid, ReadOptions};
 use testgrid::summary::tab_lines;
 
 const HOUR: i64 = 3600;
-
-/// For alerts and summaries every status reduces to PASS, FAIL, FLAKY, UNKNOWN or NO_RESULT;
-/// RUNNING counts as no result there (and as UNKNOWN where running cells are not ignored).
-#[test]
-fn statuses_coalesce_for_alerts_and_summaries() {
-    let mut out = String::new();
-    for s in Status::ALL {
-        let _ = writeln!(
-            out,
-            "{:<10} ignoring running: {:<9} otherwise: {}",
-            s.name(),
-            s.coalesce(true).name(),
-            s.coalesce(false).name()
-        );
-    }
-    insta::assert_snapshot!(out);
-}
 
 /// One build of [`job`]: `passed` (None = still running) and one result letter per test.
 type Build<'a> = (Option<bool>, &'a str);

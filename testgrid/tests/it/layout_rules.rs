@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::fixture::{NOW, START, Tree, case, check, check_with, grid_of, suite};
+use testgrid::finding::Code;
 use testgrid::grid::junit_rows::MAX_JUNIT_BYTES;
 use testgrid::grid::{ReadOptions, Status};
 
@@ -192,6 +193,17 @@ fn pod_row_from_podinfo() {
     }
     let without = check(&t.job_dir().join("2")).read.column;
     let _ = writeln!(out, "2 without analysis: pod row {:?}", without.pod);
+    // A missing podinfo.json is worth a finding only when TestGrid would draw the Pod row.
+    let missing = t.job_dir().join("4");
+    let says_missing = |opts: &ReadOptions| {
+        check_with(&missing, opts)
+            .read
+            .findings
+            .iter()
+            .any(|f| f.code == Code::PodinfoMissing)
+    };
+    assert!(says_missing(&analysis));
+    assert!(!says_missing(&ReadOptions::at(NOW)));
     let malformed = check(&t.job_dir().join("7")).read.column.overall;
     let _ = writeln!(
         out,

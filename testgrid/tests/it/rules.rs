@@ -1,12 +1,11 @@
 //! Golden tests: one per reading rule of TestGrid (reference testgrid.md sections 1 to 3). Each
 //! snapshot is the validator's rendering: the rows TestGrid would draw and the findings.
 
-use std::path::Path;
-
 use crate::fixture::{
     NOW, START, Tree, check, check_with, finished_passed, overall_and_codes, started, suite,
 };
 use testgrid::check::CheckReport;
+use testgrid::finding::Code;
 use testgrid::grid::load::load;
 use testgrid::grid::{Grid, ReadOptions, Status};
 
@@ -21,19 +20,8 @@ fn finished_without_passed(result: Option<&str>) -> String {
 }
 
 /// Whether reading the build reported a finding with `code`.
-fn has_finding(report: &CheckReport, code: &str) -> bool {
-    report.read.findings.iter().any(|f| f.code.as_str() == code)
-}
-
-/// One line of the Overall-row summary: how TestGrid would draw the build in `dir`.
-fn overall_line(name: &str, dir: &Path) -> String {
-    let o = check(dir).read.column.overall;
-    format!(
-        "{name}: {} icon={:?} message={:?}\n",
-        o.status.name(),
-        o.icon,
-        o.message
-    )
+fn has_finding(report: &CheckReport, code: Code) -> bool {
+    report.read.findings.iter().any(|f| f.code == code)
 }
 
 #[test]
@@ -124,7 +112,7 @@ fn duplicate_names_across_files_merge_too() {
     t.file("1", "artifacts/junit_runner.xml", &suite(PASSING));
     let report = check(&dir);
     assert_eq!(report.read.column.rows.len(), 1);
-    assert!(has_finding(&report, "duplicate-row"));
+    assert!(has_finding(&report, Code::DuplicateRow));
     insta::assert_snapshot!(report.render());
 }
 
@@ -173,10 +161,11 @@ fn overall_row_states() {
             None,
         ),
     ];
+    let opts = ReadOptions::at(NOW);
     let mut out = String::new();
     for (name, finished, junit) in &cases {
         let dir = t.build(name, &started(), finished.as_deref(), junit.as_deref());
-        out.push_str(&overall_line(name, &dir));
+        out.push_str(&overall_and_codes(name, &dir, &opts));
     }
     // Timed out: started more than 24 h before now, never finished.
     let dir = t.build(
@@ -185,10 +174,11 @@ fn overall_row_states() {
         None,
         None,
     );
-    out.push_str(&overall_line("timed-out", &dir));
+    out.push_str(&overall_and_codes("timed-out", &dir, &opts));
     // No started.json at all.
     t.file("no-started", "finished.json", &finished_passed(true));
-    out.push_str(&overall_line("no-started", &t.job_dir().join("no-started")));
+    let dir = t.job_dir().join("no-started");
+    out.push_str(&overall_and_codes("no-started", &dir, &opts));
     insta::assert_snapshot!(out);
 }
 
@@ -247,7 +237,7 @@ fn build_ids_are_ordered_naturally_and_columns_by_start_time() {
     ));
     // The not-newest build gets a warning from the validator.
     let report = check(&t.job_dir().join("10"));
-    assert!(has_finding(&report, "build-id-not-newest"));
+    assert!(has_finding(&report, Code::BuildIdNotNewest));
 }
 
 #[test]
@@ -262,17 +252,44 @@ fn json_type_errors_and_millisecond_timestamps() {
     insta::assert_snapshot!(check(&dir).render());
 }
 
+/// A build that started before `days_of_results` (by default what our configuration writes,
+/// 15) is dropped as UNKNOWN "build too old" as soon as started.json is read: malformed files
+/// and JUnit are never looked at. 0 means TestGrid's own default of 7 days.
 #[test]
-fn too_old_builds_show_unknown_when_days_of_results_given() {
+fn too_old_builds_show_unknown_before_anything_else_is_read() {
     let t = Tree::new();
     let dir = t.one_build(&finished_passed(true), PASSING);
-    let opts = ReadOptions {
-        days_of_results: Some(15),
-        ..ReadOptions::at(NOW + 20 * 86_400)
-    };
-    let report = check_with(&dir, &opts);
+    let later = NOW + 20 * 86_400;
+    let report = check_with(&dir, &ReadOptions::at(later));
     assert_eq!(report.read.column.overall.status, Status::Unknown);
+    assert!(report.read.column.rows.is_empty());
     insta::assert_snapshot!(report.render());
+    // Malformed files of a dropped build do not count.
+    t.file("1", "finished.json", r#"{"timestamp": "#);
+    t.file("1", "artifacts/junit_broken.xml", "<testsuites><testsuite>");
+    let opts = ReadOptions::at(later);
+    let line = overall_and_codes("malformed", &dir, &opts);
+    assert_eq!(
+        line,
+        "malformed: unknown icon=None message=\"build too old\" findings=[\"build-too-old\"]\n"
+    );
+    // days_of_results 0 keeps TestGrid's default of 7 days; 30 keeps this build.
+    let eight_days = ReadOptions {
+        days_of_results: 0,
+        ..ReadOptions::at(NOW + 8 * 86_400)
+    };
+    assert_eq!(
+        check_with(&dir, &eight_days).read.column.overall.status,
+        Status::Unknown
+    );
+    let kept = ReadOptions {
+        days_of_results: 30,
+        ..ReadOptions::at(later)
+    };
+    assert_eq!(
+        check_with(&dir, &kept).read.column.overall.message,
+        "Malformed artifacts: finished.json, artifacts/junit_broken.xml"
+    );
 }
 
 /// A finished.json without a positive `timestamp` never completes the build: TestGrid ignores
