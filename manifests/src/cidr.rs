@@ -86,9 +86,54 @@ pub fn join(cidrs: &[Cidr]) -> String {
         .join(",")
 }
 
+/// Node pod-CIDR mask of IPv4 clusters (/24: 256 addresses per node, the upstream default).
+pub const NODE_MASK_IPV4: u8 = 24;
+/// Node pod-CIDR mask of IPv6 clusters (/64, the upstream default).
+pub const NODE_MASK_IPV6: u8 = 64;
+
+/// `--node-cidr-mask-size-ipv4/-ipv6` flags for the families in `cluster_cidrs`, one per family.
+///
+/// Valid for both allocators, so kube-controller-manager and cloud-controller-manager agree:
+/// KCM (`setNodeCIDRMaskSizes`) accepts the per-family flag of the only family of a single-stack
+/// cluster and both in dual-stack, but refuses the other family's flag in single-stack and the
+/// single-stack `--node-cidr-mask-size` in dual-stack; the anchor CCM ignores
+/// `--node-cidr-mask-size` and reads only the per-family flags (anchor-ccm.md 1.3).
+pub fn node_mask_flags(cluster_cidrs: &[Cidr]) -> Vec<(&'static str, String)> {
+    let has = |v6: bool| cluster_cidrs.iter().any(|c| c.is_ipv6() == v6);
+    let mut flags = Vec::new();
+    if has(false) {
+        flags.push(("--node-cidr-mask-size-ipv4", NODE_MASK_IPV4.to_string()));
+    }
+    if has(true) {
+        flags.push(("--node-cidr-mask-size-ipv6", NODE_MASK_IPV6.to_string()));
+    }
+    flags
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_mask_flags_name_only_the_families_present() {
+        let v4 = Cidr::parse("10.244.0.0/16").unwrap();
+        let v6 = Cidr::parse("fd00:10:244::/56").unwrap();
+        let names = |cidrs: &[Cidr]| -> Vec<String> {
+            node_mask_flags(cidrs)
+                .into_iter()
+                .map(|(f, v)| format!("{f}={v}"))
+                .collect()
+        };
+        assert_eq!(names(&[v4]), ["--node-cidr-mask-size-ipv4=24"]);
+        assert_eq!(names(&[v6]), ["--node-cidr-mask-size-ipv6=64"]);
+        assert_eq!(
+            names(&[v6, v4]),
+            [
+                "--node-cidr-mask-size-ipv4=24",
+                "--node-cidr-mask-size-ipv6=64"
+            ]
+        );
+    }
 
     #[test]
     fn parses_both_families_and_refuses_host_bits() {

@@ -56,7 +56,8 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = false, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub configure_cloud_routes: bool,
     /// With --configure-cloud-routes: who allocates node pod CIDRs (default out-of-tree:
-    /// cloud-controller-manager, as upstream deploys it; in-tree: kube-controller-manager).
+    /// cloud-controller-manager, as upstream deploys it; in-tree or with --leader-migration:
+    /// kube-controller-manager, and cloud-controller-manager is refused with --leader-migration).
     #[arg(long, value_enum)]
     pub node_ipam: Option<NodeIpam>,
     /// ARM authentication.

@@ -123,7 +123,7 @@ pub struct Options {
     pub service_cidrs: Vec<Cidr>,
     /// kubenet-style Azure route table managed by the route controller.
     pub configure_cloud_routes: bool,
-    /// Who allocates pod CIDRs when routes are on (None: the CCM out-of-tree, KCM in-tree).
+    /// Who allocates pod CIDRs when routes are on (None: see [`Options::node_ipam_owner`]).
     pub node_ipam: Option<NodeIpam>,
     /// Image locations.
     pub images: Images,
@@ -165,6 +165,11 @@ pub enum OptionsError {
         /// Requested version.
         version: KubeVersion,
     },
+    /// The CCM was asked to allocate pod CIDRs while an in-tree KCM still does (P12).
+    #[error(
+        "--node-ipam cloud-controller-manager cannot be combined with --leader-migration: during the migration the in-tree kube-controller-manager (version N) keeps allocating pod CIDRs, and the upstream Azure cloud-controller-manager never takes part in leader migration, so both would allocate and new Nodes could get overlapping pod CIDRs. Accepted: --leader-migration with --node-ipam kube-controller-manager (the default with --leader-migration), or --node-ipam cloud-controller-manager without --leader-migration once no in-tree kube-controller-manager runs"
+    )]
+    NodeIpamWithLeaderMigration,
     /// Workload identity needs the out-of-tree CCM.
     #[error(
         "--auth workload-identity needs --mode out-of-tree: the in-tree provider runs in static pods that read the node's azure.json and cannot use a projected token. Accepted with --mode in-tree: managed-identity, service-principal"
@@ -236,14 +241,27 @@ impl Options {
     }
 
     /// Who allocates node pod CIDRs, or None when nobody does (routes off: Azure CNI).
+    ///
+    /// Default with routes: kube-controller-manager in-tree and with leader migration, else the
+    /// cloud-controller-manager. Leader migration does not hand node IPAM over: migration.md
+    /// 2.5 step 6 would list it in `controllerLeaders` and disable it in KCM N+1, but the
+    /// upstream Azure CCM never runs the migrator (2.6) and its key `node-ipam` matches neither
+    /// KCM key (`nodeipam`, `node-ipam-controller`; plain string match, 2.2). KCM N and N+1
+    /// share the KCM lease, so exactly one allocates (P12).
     pub fn node_ipam_owner(&self) -> Option<NodeIpam> {
         if !self.configure_cloud_routes {
             return None;
         }
-        Some(self.node_ipam.unwrap_or(match self.mode {
-            Mode::InTree => NodeIpam::KubeControllerManager,
-            Mode::OutOfTree => NodeIpam::CloudControllerManager,
-        }))
+        let default = match self.mode {
+            Mode::OutOfTree if !self.leader_migration => NodeIpam::CloudControllerManager,
+            _ => NodeIpam::KubeControllerManager,
+        };
+        Some(self.node_ipam.unwrap_or(default))
+    }
+
+    /// True when `manager` runs with `--allocate-node-cidrs=true`.
+    pub fn allocates(&self, manager: NodeIpam) -> bool {
+        self.node_ipam_owner() == Some(manager)
     }
 
     /// Tag of the cloud-provider images (anchor minor == Kubernetes minor).
@@ -326,6 +344,9 @@ impl Options {
                 asked.cli_name(),
                 "kube-controller-manager with --mode in-tree (there is no cloud-controller-manager); cloud-controller-manager or kube-controller-manager with --mode out-of-tree",
             ));
+        }
+        if self.leader_migration && asked == NodeIpam::CloudControllerManager {
+            return Err(OptionsError::NodeIpamWithLeaderMigration);
         }
         Ok(())
     }
@@ -463,6 +484,34 @@ mod tests {
         assert_eq!(i.node_ipam_owner(), Some(NodeIpam::KubeControllerManager));
         i.node_ipam = Some(NodeIpam::CloudControllerManager);
         assert!(refusal(&i).contains("--mode out-of-tree"));
+    }
+
+    #[test]
+    fn leader_migration_keeps_node_ipam_in_kube_controller_manager() {
+        let mut o = Options::new(Mode::OutOfTree, v(30));
+        o.configure_cloud_routes = true;
+        o.leader_migration = true;
+        assert_eq!(o.node_ipam_owner(), Some(NodeIpam::KubeControllerManager));
+        assert!(o.allocates(NodeIpam::KubeControllerManager));
+        assert!(!o.allocates(NodeIpam::CloudControllerManager));
+        assert!(o.validate().is_ok());
+        o.node_ipam = Some(NodeIpam::CloudControllerManager);
+        assert_eq!(o.validate(), Err(OptionsError::NodeIpamWithLeaderMigration));
+        let text = refusal(&o);
+        assert!(
+            text.starts_with("--node-ipam cloud-controller-manager")
+                && text.contains("--leader-migration")
+                && text.contains("--leader-migration with --node-ipam kube-controller-manager")
+                && text.contains("overlapping pod CIDRs"),
+            "{text}"
+        );
+        o.leader_migration = false;
+        assert!(o.validate().is_ok());
+        assert!(o.allocates(NodeIpam::CloudControllerManager));
+        o.configure_cloud_routes = false;
+        o.node_ipam = None;
+        assert!(!o.allocates(NodeIpam::CloudControllerManager));
+        assert!(!o.allocates(NodeIpam::KubeControllerManager));
     }
 
     #[test]

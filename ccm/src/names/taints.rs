@@ -14,6 +14,9 @@ pub const TO_BE_DELETED_BY_CLUSTER_AUTOSCALER: &str = "ToBeDeletedByClusterAutos
 pub const CONTROL_PLANE: &str = "node-role.kubernetes.io/control-plane";
 /// Legacy control-plane taint.
 pub const MASTER: &str = "node-role.kubernetes.io/master";
+/// Taint of dedicated etcd nodes (RKE-style); the upstream Helm chart tolerates it with
+/// `NoExecute` so a CCM on a combined control-plane/etcd node is not evicted (migration.md 1.5).
+pub const ETCD: &str = "node-role.kubernetes.io/etcd";
 /// Taint marking nodes reserved for critical add-ons.
 pub const CRITICAL_ADDONS_ONLY: &str = "CriticalAddonsOnly";
 

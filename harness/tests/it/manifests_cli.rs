@@ -338,7 +338,7 @@ fn lint_flags_a_non_external_kubelet_cloud_provider_from_1_31() {
 fn leader_migration_and_node_ipam_refusals_name_the_option() {
     let scratch = Scratch::new("manifests-refusals");
     let out = scratch.0.join("out");
-    let cases: [(&str, &[&str], &[&str]); 3] = [
+    let cases: [(&str, &[&str], &[&str]); 4] = [
         (
             "out-of-tree",
             &["--kubernetes-version", "1.31", "--leader-migration"],
@@ -357,6 +357,21 @@ fn leader_migration_and_node_ipam_refusals_name_the_option() {
                 "cloud-controller-manager",
             ],
             &["--node-ipam", "--mode out-of-tree"],
+        ),
+        (
+            "out-of-tree",
+            &[
+                "--kubernetes-version",
+                "1.30",
+                "--leader-migration",
+                "--configure-cloud-routes",
+                "--node-ipam",
+                "cloud-controller-manager",
+            ],
+            &[
+                "--node-ipam cloud-controller-manager cannot be combined with --leader-migration",
+                "Accepted: --leader-migration with --node-ipam kube-controller-manager",
+            ],
         ),
     ];
     for (mode, extra, needles) in cases {

@@ -112,7 +112,7 @@ pub static FLAGS: &[FlagRule] = &[
         Is("azure"),
         30,
         "the in-tree Azure provider was deleted in 1.30; use --cloud-provider=external and deploy cloud-controller-manager",
-        "kubernetes#122857; only \"\"/external accepted from 1.31",
+        "kubernetes#122857",
     ),
     removed(
         Kcm,
@@ -128,7 +128,7 @@ pub static FLAGS: &[FlagRule] = &[
         Is("azure"),
         30,
         "the in-tree Azure provider was deleted in 1.30; use --cloud-provider=external with cloud-node-manager",
-        "kubernetes#122857; only \"\"/external accepted from 1.31",
+        "kubernetes#122857",
     ),
     removed(
         Kubelet,

@@ -44,6 +44,12 @@ pub enum Availability {
 
 impl Catalog {
     /// Checks one `--flag[=value]` for a component at a version.
+    ///
+    /// Several rules may match one value (kube-apiserver `--cloud-provider=azure`: any value
+    /// from 1.33, `azure` from 1.30, not `""`/`external` from 1.31). The choice does not depend on
+    /// table order: a removal beats a not-yet, and among removals in force the one with the
+    /// earliest removal minor wins, so "not accepted since" names the first release that refused
+    /// the value; among not-yets the latest introduction wins (the first release accepting it).
     pub fn flag_availability(
         &self,
         component: Component,
@@ -51,22 +57,29 @@ impl Catalog {
         value: Option<&str>,
         version: KubeVersion,
     ) -> Availability {
-        for rule in self
-            .flags
-            .iter()
-            .filter(|r| r.component == component && r.flag == flag)
-        {
-            if !rule.value.matches(value) {
-                continue;
-            }
-            if rule.removed.is_some_and(|m| version.at_least(m)) {
-                return Availability::Removed(rule);
-            }
-            if rule.introduced.is_some_and(|m| !version.at_least(m)) {
-                return Availability::NotYet(rule);
-            }
+        let matching = || {
+            self.flags
+                .iter()
+                .filter(move |r| r.component == component && r.flag == flag)
+                .filter(move |r| r.value.matches(value))
+        };
+        let removed = matching()
+            .filter_map(|r| r.removed.filter(|m| version.at_least(*m)).map(|m| (m, r)))
+            .min_by_key(|(m, _)| *m);
+        if let Some((_, rule)) = removed {
+            return Availability::Removed(rule);
         }
-        Availability::Available
+        let not_yet = matching()
+            .filter_map(|r| {
+                r.introduced
+                    .filter(|m| !version.at_least(*m))
+                    .map(|m| (m, r))
+            })
+            .max_by_key(|(m, _)| *m);
+        match not_yet {
+            Some((_, rule)) => Availability::NotYet(rule),
+            None => Availability::Available,
+        }
     }
 
     /// Rule for a feature gate on a component, if the gate is catalogued.
@@ -107,6 +120,111 @@ mod tests {
         ));
         assert!(matches!(check(30, Some("azure")), Availability::Removed(_)));
         assert_eq!(check(29, Some("azure")), Availability::Available);
+    }
+
+    /// A catalog whose overlapping rules are listed latest-removal first.
+    static OVERLAPPING: &[FlagRule] = &[
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--x",
+            value: ValueMatch::Any,
+            introduced: None,
+            removed: Some(33),
+            reason: "any",
+            source: "test",
+        },
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--x",
+            value: ValueMatch::NotIn(&["", "external"]),
+            introduced: None,
+            removed: Some(31),
+            reason: "not external",
+            source: "test",
+        },
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--x",
+            value: ValueMatch::Is("azure"),
+            introduced: None,
+            removed: Some(30),
+            reason: "azure",
+            source: "test",
+        },
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--y",
+            value: ValueMatch::Any,
+            introduced: Some(28),
+            removed: None,
+            reason: "y from 28",
+            source: "test",
+        },
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--y",
+            value: ValueMatch::Is("new"),
+            introduced: Some(30),
+            removed: None,
+            reason: "y=new from 30",
+            source: "test",
+        },
+        FlagRule {
+            component: Component::KubeApiserver,
+            flag: "--y",
+            value: ValueMatch::Is("old"),
+            introduced: None,
+            removed: Some(27),
+            reason: "y=old gone in 27",
+            source: "test",
+        },
+    ];
+
+    #[test]
+    fn earliest_removal_wins_whatever_the_table_order() {
+        let catalog = Catalog {
+            flags: OVERLAPPING,
+            gates: &[],
+            admission_plugins: &[],
+        };
+        let reason = |flag, value, minor| match catalog.flag_availability(
+            Component::KubeApiserver,
+            flag,
+            Some(value),
+            v(minor),
+        ) {
+            Availability::Removed(r) => format!("removed: {}", r.reason),
+            Availability::NotYet(r) => format!("not yet: {}", r.reason),
+            Availability::Available => "available".to_string(),
+        };
+        assert_eq!(reason("--x", "azure", 36), "removed: azure");
+        assert_eq!(reason("--x", "azure", 30), "removed: azure");
+        assert_eq!(reason("--x", "azure", 29), "available");
+        assert_eq!(reason("--x", "gce", 36), "removed: not external");
+        assert_eq!(reason("--x", "external", 36), "removed: any");
+        assert_eq!(reason("--x", "external", 32), "available");
+        assert_eq!(reason("--y", "new", 27), "not yet: y=new from 30");
+        assert_eq!(reason("--y", "new", 29), "not yet: y=new from 30");
+        assert_eq!(reason("--y", "other", 27), "not yet: y from 28");
+        assert_eq!(reason("--y", "old", 27), "removed: y=old gone in 27");
+        assert_eq!(reason("--y", "new", 30), "available");
+    }
+
+    #[test]
+    fn builtin_apiserver_azure_reports_the_1_30_removal_after_1_33() {
+        let rule = match BUILTIN.flag_availability(
+            Component::KubeApiserver,
+            "--cloud-provider",
+            Some("azure"),
+            v(36),
+        ) {
+            Availability::Removed(r) => Some(r),
+            _ => None,
+        };
+        assert_eq!(
+            rule.map(|r| (r.value, r.removed)),
+            Some((ValueMatch::Is("azure"), Some(30)))
+        );
     }
 
     #[test]

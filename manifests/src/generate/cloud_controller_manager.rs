@@ -34,12 +34,6 @@ pub const NAME: &str = "cloud-controller-manager";
 /// and the scheduler's 10259 on the host network. Passed explicitly so the flag and the probes
 /// visibly agree; the anchor's examples use 10267 and its Helm chart 10268, which work equally.
 pub const SECURE_PORT: i32 = 10258;
-/// Priority class of the CCM pods: upstream uses `system-node-critical` for the CCM Deployment
-/// and the CNM DaemonSet alike (migration.md 1.5; Helm chart and anchor example).
-pub const PRIORITY_CLASS: &str = "system-node-critical";
-/// Taint of dedicated etcd nodes (RKE-style); the upstream Helm values tolerate it with
-/// `NoExecute` so a CCM on a combined control-plane/etcd node is not evicted (migration.md 1.5).
-pub const ETCD_TAINT: &str = "node-role.kubernetes.io/etcd";
 /// Audience Entra ID expects on a federated token.
 pub const WORKLOAD_IDENTITY_AUDIENCE: &str = "api://AzureADTokenExchange";
 
@@ -58,15 +52,16 @@ pub fn cloud_config_path(o: &Options) -> String {
 /// CCM flags.
 ///
 /// With routes the CCM also allocates pod CIDRs by default (`--allocate-node-cidrs=true`, as in
-/// the anchor example and Helm chart; migration.md 1.3 and scenario 2), with the same per-family
-/// mask sizes kube-controller-manager used (/24, /64) so new nodes get CIDRs of the same size;
-/// `--node-ipam kube-controller-manager` keeps IPAM in KCM instead. Never both (P12).
+/// the anchor example and Helm chart; migration.md 1.3 and scenario 2), with the mask flags
+/// kube-controller-manager gets ([`cidr::node_mask_flags`]) so new nodes get CIDRs of the same
+/// size; `--node-ipam kube-controller-manager` or `--leader-migration` keeps IPAM in KCM
+/// instead. Never both (P12).
 ///
 /// Leader migration flags are passed for a CCM that implements KEP-2436; the upstream image
 /// accepts and validates them but ignores them (migration.md 2.6, see `leader_migration`).
 pub fn flags(o: &Options) -> Vec<String> {
     let routes = o.configure_cloud_routes;
-    let ipam = o.node_ipam_owner() == Some(NodeIpam::CloudControllerManager);
+    let ipam = o.allocates(NodeIpam::CloudControllerManager);
     let mut a = Args::new(Component::CloudControllerManager, o.version);
     a.flag("--allocate-node-cidrs", ipam.to_string())
         .flag("--cloud-config", cloud_config_path(o))
@@ -83,10 +78,9 @@ pub fn flags(o: &Options) -> Vec<String> {
             paths::LEADER_MIGRATION,
         );
     if ipam {
-        // The anchor ignores the single-stack --node-cidr-mask-size (anchor-ccm.md 1.3).
-        let has = |v6: bool| o.cluster_cidrs.iter().any(|c| c.is_ipv6() == v6);
-        a.flag_if(has(false), "--node-cidr-mask-size-ipv4", "24")
-            .flag_if(has(true), "--node-cidr-mask-size-ipv6", "64");
+        for (name, value) in cidr::node_mask_flags(&o.cluster_cidrs) {
+            a.flag(name, value);
+        }
     }
     a.flag_if(routes, "--route-reconciliation-period", "10s")
         .flag("--secure-port", SECURE_PORT.to_string())
@@ -210,12 +204,12 @@ pub fn deployment(o: &Options) -> Deployment {
             labels::ROLE_CONTROL_PLANE.to_string(),
             String::new(),
         )])),
-        priority_class_name: Some(PRIORITY_CLASS.to_string()),
+        priority_class_name: Some(pod::PRIORITY_CLASS.to_string()),
         service_account_name: Some(NAME.to_string()),
         tolerations: Some(vec![
             pod::tolerate(Some(taints::CONTROL_PLANE), Some("NoSchedule")),
             pod::tolerate(Some(taints::MASTER), Some("NoSchedule")),
-            pod::tolerate(Some(ETCD_TAINT), Some("NoExecute")),
+            pod::tolerate(Some(taints::ETCD), Some("NoExecute")),
             pod::tolerate(Some(taints::UNINITIALIZED), Some("NoSchedule")),
             pod::tolerate(Some("node.kubernetes.io/not-ready"), Some("NoSchedule")),
             pod::tolerate(Some(taints::CRITICAL_ADDONS_ONLY), None),
@@ -270,11 +264,7 @@ pub fn pod_disruption_budget() -> PodDisruptionBudget {
 
 /// All documents of `cloud-controller-manager.manifest`, rendered.
 pub fn documents(o: &Options) -> Result<Vec<String>, RenderError> {
-    let callers = rbac::ccm_callers(
-        o.configure_cloud_routes,
-        o.node_ipam_owner() == Some(NodeIpam::CloudControllerManager),
-        o.leader_migration,
-    );
+    let callers = rbac::ccm_callers(o);
     let lease_role_name = format!("azure:{NAME}:leases");
     let mut docs = ro::identity_documents(NAME, rbac::rules_for(&callers, Scope::Cluster))?;
     docs.push(to_yaml(

@@ -79,9 +79,7 @@ pub fn daemon_set(o: &Options) -> DaemonSet {
                         labels::OS.to_string(),
                         "linux".to_string(),
                     )])),
-                    priority_class_name: Some(
-                        super::cloud_controller_manager::PRIORITY_CLASS.to_string(),
-                    ),
+                    priority_class_name: Some(pod::PRIORITY_CLASS.to_string()),
                     service_account_name: Some(NAME.to_string()),
                     // Must run on every node, including tainted and uninitialised ones.
                     tolerations: Some(vec![

@@ -2,8 +2,9 @@
 //! node-lifecycle loops and, with routes, node IPAM. Out-of-tree it runs none of the cloud loops
 //! (`--cloud-provider=external`); with routes, node IPAM moves to the CCM by default (migration.md
 //! 1.3 and scenario 2: exactly one of KCM and CCM allocates, here `--allocate-node-cidrs=false`),
-//! or stays here with `--node-ipam kube-controller-manager`. Either owner keeps the pod CIDRs of
-//! existing nodes: the range allocator marks them occupied at start and only fills empty ones.
+//! or stays here with `--node-ipam kube-controller-manager` or `--leader-migration`. Either owner
+//! keeps the pod CIDRs of existing nodes: the range allocator marks them occupied at start and
+//! only fills empty ones.
 
 use k8s_openapi::api::core::v1::Pod;
 
@@ -23,7 +24,7 @@ const KUBECONFIG: &str = "/etc/kubernetes/controller-manager.conf";
 /// Builds the kube-controller-manager static pod.
 pub fn build(o: &Options) -> Pod {
     let pki = |f: &str| format!("{}/{f}", paths::PKI);
-    let ipam = o.node_ipam_owner() == Some(NodeIpam::KubeControllerManager);
+    let ipam = o.allocates(NodeIpam::KubeControllerManager);
     let mut a = Args::new(Component::KubeControllerManager, o.version);
     a.flag("--allocate-node-cidrs", ipam.to_string())
         .flag("--authentication-kubeconfig", KUBECONFIG)
@@ -62,9 +63,10 @@ pub fn build(o: &Options) -> Pod {
             "--leader-migration-config",
             paths::LEADER_MIGRATION,
         );
-    if ipam && o.dual_stack() {
-        a.flag("--node-cidr-mask-size-ipv4", "24")
-            .flag("--node-cidr-mask-size-ipv6", "64");
+    if ipam {
+        for (name, value) in cidr::node_mask_flags(&o.cluster_cidrs) {
+            a.flag(name, value);
+        }
     }
     a.flag("--requestheader-client-ca-file", pki("front-proxy-ca.crt"))
         .flag("--root-ca-file", pki("ca.crt"))

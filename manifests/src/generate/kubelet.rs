@@ -50,15 +50,7 @@ pub fn flags(o: &Options) -> Vec<String> {
 
 /// The systemd drop-in text (`kubelet.manifest`).
 pub fn drop_in(o: &Options, header: &str) -> String {
-    let mut out = String::new();
-    for line in header.lines() {
-        out.push('#');
-        if !line.is_empty() {
-            out.push(' ');
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
+    let mut out = super::yaml::comment_block(header);
     out.push_str("# Install as /etc/systemd/system/kubelet.service.d/10-azure.conf, then\n");
     out.push_str("# `systemctl daemon-reload && systemctl restart kubelet`.\n");
     out.push_str("[Service]\nExecStart=\nExecStart=/usr/bin/kubelet");

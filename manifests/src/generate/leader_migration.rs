@@ -71,7 +71,9 @@ pub struct ControllerLeader {
 /// (`node-route-controller`, ...). The migrator compares plain strings without alias resolution,
 /// so a name that matches nothing silently falls back to the main lease in both managers
 /// (migration.md 2.2; the 1.28+ naming is [infer] — verify by observing which process runs which
-/// controller). The route controller is listed only when routes are configured.
+/// controller). The route controller is listed only when routes are configured. Node IPAM is
+/// never listed: with leader migration it stays in kube-controller-manager
+/// ([`Options::node_ipam_owner`]).
 pub fn config(o: &Options) -> LeaderMigrationConfiguration {
     let wanted = [
         Some(controllers::SERVICE_LB),

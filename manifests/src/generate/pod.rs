@@ -11,6 +11,10 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+/// Priority class of the CCM Deployment and the CNM DaemonSet: upstream uses
+/// `system-node-critical` for both (migration.md 1.5, 1.6; Helm chart and anchor example).
+pub const PRIORITY_CLASS: &str = "system-node-critical";
+
 /// A volume plus where it is mounted, kept together so they cannot drift apart.
 #[derive(Debug, Clone)]
 pub struct Mount {

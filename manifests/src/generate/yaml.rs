@@ -52,8 +52,8 @@ fn render<T: Serialize>(what: &str, value: &T, block_scalars: bool) -> Result<St
     })
 }
 
-/// Joins rendered documents into one multi-document stream under a comment header.
-pub fn documents(header: &str, docs: &[String]) -> String {
+/// `header` as `#` comment lines (`# text`, a bare `#` for an empty line), each ending in `\n`.
+pub fn comment_block(header: &str) -> String {
     let mut out = String::new();
     for line in header.lines() {
         out.push('#');
@@ -63,6 +63,12 @@ pub fn documents(header: &str, docs: &[String]) -> String {
         }
         out.push('\n');
     }
+    out
+}
+
+/// Joins rendered documents into one multi-document stream under a comment header.
+pub fn documents(header: &str, docs: &[String]) -> String {
+    let mut out = comment_block(header);
     for doc in docs {
         out.push_str("---\n");
         out.push_str(doc);
@@ -71,4 +77,16 @@ pub fn documents(header: &str, docs: &[String]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_block_prefixes_every_line_and_keeps_blank_ones_bare() {
+        assert_eq!(comment_block("a\n\nb c"), "# a\n#\n# b c\n");
+        assert_eq!(comment_block(""), "");
+        assert_eq!(documents("h", &["x: 1".to_string()]), "# h\n---\nx: 1\n");
+    }
 }

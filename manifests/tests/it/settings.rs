@@ -1,6 +1,7 @@
 //! Settings checked against the reference: images, ports and probes, node IPAM ownership,
 //! leader migration limits and warnings.
 
+use ccm_manifests::cidr::Cidr;
 use ccm_manifests::options::NodeIpam;
 use ccm_manifests::{Bundle, KubeVersion, Mode, Options, generate};
 use serde_json::Value;
@@ -201,6 +202,95 @@ fn exactly_one_controller_manager_allocates_node_cidrs() {
     let mut i = Options::new(Mode::InTree, v(29));
     i.configure_cloud_routes = true;
     assert_eq!(allocators(&i), (t("true"), None), "in-tree: KCM");
+    // Leader migration: the in-tree KCM N keeps allocating, so KCM N+1 (same lease) must too.
+    let mut m = Options::new(Mode::OutOfTree, v(30));
+    m.configure_cloud_routes = true;
+    m.leader_migration = true;
+    assert_eq!(
+        allocators(&m),
+        (t("true"), t("false")),
+        "leader migration: KCM"
+    );
+    i.leader_migration = true;
+    assert_eq!(allocators(&i), (t("true"), None), "leader migration: KCM N");
+}
+
+/// The container of the named component.
+fn container(b: &Bundle, name: &str) -> Value {
+    containers(b)
+        .into_iter()
+        .find(|(_, c)| c["name"] == name)
+        .map(|(_, c)| c)
+        .expect("container generated")
+}
+
+/// `--node-cidr-mask-size*` flags of a container, sorted.
+fn mask_flags(c: &Value) -> Vec<String> {
+    let mut out: Vec<String> = c["command"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|a| a.starts_with("--node-cidr-mask-size"))
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn both_allocators_get_one_mask_flag_per_family() {
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["10.244.0.0/16"], &["--node-cidr-mask-size-ipv4=24"]),
+        (&["fd00:10:244::/56"], &["--node-cidr-mask-size-ipv6=64"]),
+        (
+            &["10.244.0.0/16", "fd00:10:244::/56"],
+            &[
+                "--node-cidr-mask-size-ipv4=24",
+                "--node-cidr-mask-size-ipv6=64",
+            ],
+        ),
+    ];
+    let services = |c: &str| {
+        if c.contains(':') {
+            "fd00:10:96::/108"
+        } else {
+            "10.0.0.0/16"
+        }
+    };
+    for (cluster, expected) in cases {
+        for (owner, name) in [
+            (NodeIpam::CloudControllerManager, "cloud-controller-manager"),
+            (NodeIpam::KubeControllerManager, "kube-controller-manager"),
+        ] {
+            let mut o = Options::new(Mode::OutOfTree, v(33));
+            o.configure_cloud_routes = true;
+            o.node_ipam = Some(owner);
+            o.cluster_cidrs = cluster
+                .iter()
+                .map(|c| Cidr::parse(c).expect("cidr"))
+                .collect();
+            o.service_cidrs = cluster
+                .iter()
+                .map(|c| Cidr::parse(services(c)).expect("cidr"))
+                .collect();
+            let b = generate(&o).expect("valid options");
+            assert_eq!(
+                mask_flags(&container(&b, name)),
+                expected,
+                "{name} {cluster:?}"
+            );
+            let other = if owner == NodeIpam::KubeControllerManager {
+                "cloud-controller-manager"
+            } else {
+                "kube-controller-manager"
+            };
+            assert!(
+                mask_flags(&container(&b, other)).is_empty(),
+                "{other} {cluster:?}"
+            );
+        }
+    }
 }
 
 #[test]

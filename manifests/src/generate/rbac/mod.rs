@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use azure_ccm::names::controllers;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
+use crate::options::{NodeIpam, Options};
+
 pub use calls::API_CALLS;
 
 /// Which code path makes a call.
@@ -92,7 +94,7 @@ pub fn rules_for(callers: &[Caller], scope: Scope) -> Vec<PolicyRule> {
 
 /// Callers active in the CCM given its configuration (`--controllers=*,-cloud-node`): the
 /// route controller with routes, node-ipam with `--allocate-node-cidrs=true`.
-pub fn ccm_callers(routes: bool, node_ipam: bool, leader_migration: bool) -> Vec<Caller> {
+pub fn ccm_callers(o: &Options) -> Vec<Caller> {
     let mut callers = vec![
         Caller::Informers,
         Caller::EventRecorder,
@@ -100,13 +102,13 @@ pub fn ccm_callers(routes: bool, node_ipam: bool, leader_migration: bool) -> Vec
         Caller::Controller(controllers::SERVICE_LB),
         Caller::Controller(controllers::CLOUD_NODE_LIFECYCLE),
     ];
-    if routes {
+    if o.configure_cloud_routes {
         callers.push(Caller::Controller(controllers::NODE_ROUTE));
     }
-    if node_ipam {
+    if o.allocates(NodeIpam::CloudControllerManager) {
         callers.push(Caller::Controller(controllers::NODE_IPAM));
     }
-    if leader_migration {
+    if o.leader_migration {
         callers.push(Caller::LeaderMigration);
     }
     callers

@@ -2,6 +2,17 @@ use azure_ccm::names::leases;
 
 use super::calls::EVENT_VERBS;
 use super::*;
+use crate::options::Mode;
+use crate::version::KubeVersion;
+
+/// Out-of-tree options at 1.30 (the last version that accepts leader migration).
+fn opts(routes: bool, ipam: Option<NodeIpam>, leader_migration: bool) -> Options {
+    let mut o = Options::new(Mode::OutOfTree, KubeVersion::from_minor(30).unwrap());
+    o.configure_cloud_routes = routes;
+    o.node_ipam = ipam;
+    o.leader_migration = leader_migration;
+    o
+}
 
 /// True when some rule grants `verb` on `group/resource` (for object `name`, if given).
 fn grants(
@@ -39,7 +50,8 @@ fn has(rules: &[PolicyRule], resource: &str, verb: &str) -> bool {
 
 /// Cluster rules plus the kube-system Role of the CCM with every optional controller on.
 fn full_ccm() -> Vec<PolicyRule> {
-    let callers = ccm_callers(true, true, false);
+    let callers = ccm_callers(&opts(true, None, false));
+    assert!(callers.contains(&Caller::Controller(controllers::NODE_IPAM)));
     let mut rules = rules_for(&callers, Scope::Cluster);
     rules.extend(rules_for(&callers, Scope::KubeSystem));
     rules
@@ -172,8 +184,11 @@ fn every_controller_call_names_a_known_controller() {
 
 #[test]
 fn routes_off_drops_node_status_patch_and_nothing_else_needed() {
-    let with = rules_for(&ccm_callers(true, false, false), Scope::Cluster);
-    let without = rules_for(&ccm_callers(false, false, false), Scope::Cluster);
+    let with = rules_for(
+        &ccm_callers(&opts(true, Some(NodeIpam::KubeControllerManager), false)),
+        Scope::Cluster,
+    );
+    let without = rules_for(&ccm_callers(&opts(false, None, false)), Scope::Cluster);
     assert!(has(&with, "nodes/status", "patch"));
     assert!(!has(&without, "nodes/status", "patch"));
     assert!(has(&without, "nodes", "delete") && has(&without, "services/status", "patch"));
@@ -184,7 +199,9 @@ fn routes_off_drops_node_status_patch_and_nothing_else_needed() {
 
 #[test]
 fn events_in_both_apis_with_create_and_patch_only() {
-    let mut callers = ccm_callers(true, true, true);
+    // Leader migration keeps node IPAM in KCM, so its caller is added to the fullest CCM set.
+    let mut callers = ccm_callers(&opts(true, None, false));
+    callers.push(Caller::LeaderMigration);
     callers.extend_from_slice(CNM_CALLERS);
     let rules = rules_for(&callers, Scope::Cluster);
     for group in ["", "events.k8s.io"] {
@@ -201,8 +218,16 @@ fn events_in_both_apis_with_create_and_patch_only() {
 }
 
 #[test]
+fn leader_migration_with_routes_leaves_node_ipam_out_of_the_ccm() {
+    let callers = ccm_callers(&opts(true, None, true));
+    assert!(callers.contains(&Caller::Controller(controllers::NODE_ROUTE)));
+    assert!(callers.contains(&Caller::LeaderMigration));
+    assert!(!callers.contains(&Caller::Controller(controllers::NODE_IPAM)));
+}
+
+#[test]
 fn lease_rights_are_name_scoped_except_create() {
-    let rules = rules_for(&ccm_callers(false, false, true), Scope::KubeSystem);
+    let rules = rules_for(&ccm_callers(&opts(false, None, true)), Scope::KubeSystem);
     for r in &rules {
         let names = r.resource_names.clone().unwrap_or_default();
         if r.verbs.iter().any(|v| v == "update" || v == "get") {
@@ -218,7 +243,7 @@ fn lease_rights_are_name_scoped_except_create() {
         "update",
         Some(leases::LEADER_MIGRATION)
     ));
-    let no_migration = rules_for(&ccm_callers(false, false, false), Scope::KubeSystem);
+    let no_migration = rules_for(&ccm_callers(&opts(false, None, false)), Scope::KubeSystem);
     assert!(!grants(
         &no_migration,
         "coordination.k8s.io",
