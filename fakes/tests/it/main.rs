@@ -1,10 +1,12 @@
 //! Integration tests: spawn the real `azure-fakes` binary and talk to it over HTTPS.
 
+mod api_server;
 mod support;
 
 mod admin;
 mod arm;
 mod auth;
+mod ccm_service_lifecycle;
 mod cli;
 mod entra;
 mod faults;
