@@ -4,12 +4,11 @@
 use std::fmt;
 use std::net::IpAddr;
 
+use ipnet::{IpAddrRange, IpNet, Ipv4AddrRange, Ipv6AddrRange};
+
 /// One IP prefix such as `10.244.0.0/16` or `fd00:10:244::/56`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    prefix: u8,
-}
+pub struct Cidr(IpNet);
 
 /// Why a CIDR was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,57 +22,75 @@ pub struct CidrError {
     pub reason: &'static str,
 }
 
+/// Index of the cluster DNS Service's address in the first service CIDR: the 10th, as kubeadm picks it
+/// (`GetDNSIP` in kubernetes `cmd/kubeadm/app/constants/constants.go`, which refuses a smaller range).
+pub const CLUSTER_DNS_INDEX: u32 = 10;
+
 impl Cidr {
-    /// Parses `ADDRESS/PREFIX`; host bits must be zero.
+    /// Parses `ADDRESS/PREFIX` (with `ipnet`); host bits must be zero.
     pub fn parse(input: &str) -> Result<Self, CidrError> {
         let err = |reason| CidrError {
             input: input.to_string(),
             reason,
         };
-        let (addr, prefix) = input
-            .trim()
-            .split_once('/')
-            .ok_or_else(|| err("missing /PREFIX"))?;
-        let addr: IpAddr = addr.parse().map_err(|_| err("bad address"))?;
-        let prefix: u8 = prefix.parse().map_err(|_| err("bad prefix length"))?;
-        let bits = if addr.is_ipv4() { 32 } else { 128 };
-        if prefix > bits {
-            return Err(err("prefix longer than the address"));
-        }
-        let value = match addr {
-            IpAddr::V4(a) => u128::from(u32::from(a)) << 96,
-            IpAddr::V6(a) => u128::from(a),
+        let text = input.trim();
+        let net = match text.parse::<IpNet>() {
+            Ok(net) if strict_address(text) => net,
+            _ => return Err(err(why_not_a_cidr(text))),
         };
-        let host_mask = if prefix == 0 {
-            u128::MAX
-        } else {
-            u128::MAX >> prefix
-        };
-        let host_mask = if addr.is_ipv4() {
-            host_mask & (u128::MAX << 96)
-        } else {
-            host_mask
-        };
-        if value & host_mask != 0 {
+        if net.trunc() != net {
             return Err(err("host bits set"));
         }
-        Ok(Self { addr, prefix })
+        Ok(Self(net))
     }
 
     /// True for IPv6 prefixes.
     pub fn is_ipv6(&self) -> bool {
-        self.addr.is_ipv6()
+        matches!(self.0, IpNet::V6(_))
     }
 
     /// Prefix length.
     pub fn prefix(&self) -> u8 {
-        self.prefix
+        self.0.prefix_len()
+    }
+
+    /// The `index`-th address of the prefix counting the network address as 0 (Kubernetes'
+    /// `GetIndexedIP`), or `None` when the prefix is too small.
+    pub fn address(&self, index: u32) -> Option<IpAddr> {
+        let index = usize::try_from(index).ok()?;
+        let mut range = match self.0 {
+            IpNet::V4(v4) => IpAddrRange::V4(Ipv4AddrRange::new(v4.network(), v4.broadcast())),
+            IpNet::V6(v6) => IpAddrRange::V6(Ipv6AddrRange::new(v6.network(), v6.broadcast())),
+        };
+        range.nth(index)
+    }
+}
+
+/// `ipnet` reads IPv4 octets with leading zeros (`010.0.0.0`), which std and Go's `net.ParseCIDR`
+/// (so every Kubernetes component) refuse; refuse them here too.
+fn strict_address(text: &str) -> bool {
+    text.split_once('/')
+        .is_some_and(|(addr, _)| addr.parse::<IpAddr>().is_ok())
+}
+
+/// Which part of `text` keeps it from being a CIDR.
+fn why_not_a_cidr(text: &str) -> &'static str {
+    let Some((addr, prefix)) = text.split_once('/') else {
+        return "missing /PREFIX";
+    };
+    let Ok(addr) = addr.parse::<IpAddr>() else {
+        return "bad address";
+    };
+    let bits = if addr.is_ipv4() { 32 } else { 128 };
+    match prefix.parse::<u8>() {
+        Ok(len) if len > bits => "prefix longer than the address",
+        _ => "bad prefix length",
     }
 }
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.addr, self.prefix)
+        self.0.fmt(f)
     }
 }
 
@@ -113,6 +130,8 @@ pub fn node_mask_flags(cluster_cidrs: &[Cidr]) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::net::{Ipv4Addr, Ipv6Addr};
 
     #[test]
     fn node_mask_flags_name_only_the_families_present() {
@@ -146,8 +165,74 @@ mod tests {
             Cidr::parse("10.244.0.1/16").unwrap_err().reason,
             "host bits set"
         );
-        assert!(Cidr::parse("10.244.0.0").is_err());
-        assert!(Cidr::parse("10.244.0.0/33").is_err());
+        let reason = |text: &str| Cidr::parse(text).unwrap_err().reason;
+        assert_eq!(reason("10.244.0.0"), "missing /PREFIX");
+        assert_eq!(reason("10.244.0.0/33"), "prefix longer than the address");
+        assert_eq!(reason("fd00::/129"), "prefix longer than the address");
+        assert_eq!(reason("10.244.0.0/x"), "bad prefix length");
+        assert_eq!(reason("10.244.0/16"), "bad address");
+        assert_eq!(reason("010.244.0.0/16"), "bad address");
         assert!(Cidr::parse("0.0.0.0/0").is_ok());
+        assert_eq!(
+            Cidr::parse(" 10.0.0.0/16 ").unwrap().to_string(),
+            "10.0.0.0/16"
+        );
+    }
+
+    #[test]
+    fn indexed_addresses_stay_inside_the_prefix() {
+        let dns = |text: &str| {
+            Cidr::parse(text)
+                .unwrap()
+                .address(CLUSTER_DNS_INDEX)
+                .map(|ip| ip.to_string())
+        };
+        assert_eq!(dns("10.0.0.0/16").as_deref(), Some("10.0.0.10"));
+        assert_eq!(dns("fd00:10:96::/112").as_deref(), Some("fd00:10:96::a"));
+        assert_eq!(dns("10.0.0.0/28").as_deref(), Some("10.0.0.10"));
+        assert_eq!(dns("10.0.0.0/29"), None);
+        assert_eq!(dns("255.255.255.255/32"), None);
+        assert_eq!(dns("ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0/125"), None);
+    }
+
+    /// Any address with any prefix length of its family.
+    fn prefix() -> impl Strategy<Value = (IpAddr, u8)> {
+        prop_oneof![
+            (any::<u32>(), 0u8..=32).prop_map(|(a, l)| (IpAddr::V4(Ipv4Addr::from(a)), l)),
+            (any::<u128>(), 0u8..=128).prop_map(|(a, l)| (IpAddr::V6(Ipv6Addr::from(a)), l)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics(text in "\\PC{0,40}") {
+            let _ = Cidr::parse(&text);
+        }
+
+        #[test]
+        fn prefixes_round_trip_and_host_bits_are_refused((ip, len) in prefix()) {
+            let network = IpNet::new(ip, len).unwrap().trunc();
+            let parsed = Cidr::parse(&network.to_string()).unwrap();
+            prop_assert_eq!(parsed.to_string(), network.to_string());
+            prop_assert_eq!(parsed.prefix(), len);
+            prop_assert_eq!(parsed.is_ipv6(), ip.is_ipv6());
+            let given = Cidr::parse(&format!("{ip}/{len}"));
+            if ip == network.network() {
+                prop_assert_eq!(given, Ok(parsed));
+            } else {
+                prop_assert_eq!(given.unwrap_err().reason, "host bits set");
+            }
+        }
+
+        #[test]
+        fn indexed_addresses_are_inside_or_absent((ip, len) in prefix(), index in 0u32..64) {
+            let cidr = Cidr::parse(&IpNet::new(ip, len).unwrap().trunc().to_string()).unwrap();
+            let size_bits = u32::from(if ip.is_ipv4() { 32 } else { 128 } - len);
+            let fits = size_bits >= 32 || u64::from(index) < (1u64 << size_bits);
+            match cidr.address(index) {
+                Some(address) => prop_assert!(fits && cidr.0.contains(&address)),
+                None => prop_assert!(!fits),
+            }
+        }
     }
 }

@@ -305,6 +305,17 @@ impl Options {
         }
         check_families("--cluster-cidr", &self.cluster_cidrs)?;
         check_families("--service-cidr", &self.service_cidrs)?;
+        if self
+            .service_cidrs
+            .first()
+            .is_some_and(|c| c.address(cidr::CLUSTER_DNS_INDEX).is_none())
+        {
+            return Err(invalid(
+                "--service-cidr",
+                &cidr::join(&self.service_cidrs),
+                "a first service CIDR of at least 16 addresses (IPv4 /28, IPv6 /124): the cluster DNS Service takes its 10th address, as kubeadm does",
+            ));
+        }
         if self.cluster_cidrs.len() != self.service_cidrs.len() {
             return Err(invalid(
                 "--service-cidr",
@@ -544,6 +555,15 @@ mod tests {
         let mut o = o;
         o.service_cidrs.pop();
         assert!(refusal(&o).starts_with("--service-cidr"));
+        for tiny in ["10.0.0.0/29", "255.255.255.255/32"] {
+            let mut o = Options::new(Mode::OutOfTree, v(33));
+            o.service_cidrs = vec![Cidr::parse(tiny).unwrap()];
+            let text = refusal(&o);
+            assert!(
+                text.starts_with("--service-cidr") && text.contains("10th address"),
+                "{text}"
+            );
+        }
         let mut o = Options::new(Mode::OutOfTree, v(33));
         o.replicas = 0;
         assert!(refusal(&o).contains("1 to 5"));

@@ -19,6 +19,7 @@ use super::error::AadError;
 use super::issuer::{IssuedToken, TokenIssuer, TokenRequest, now_unix};
 use super::jwt::Jwt;
 use super::registry::{AppRegistration, Registry};
+use super::scope::client_credentials_scope;
 
 /// `client_assertion_type` value for JWT client assertions (RFC 7523).
 const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -138,17 +139,7 @@ fn grant(
     let resource = match version {
         Version::V2 => {
             let scope = param("scope").ok_or_else(|| AadError::missing_parameter("scope"))?;
-            if !scope.split_whitespace().all(|s| s.ends_with("/.default")) {
-                return Err(AadError::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_scope",
-                    1002012,
-                    format!(
-                        "The provided value for scope {scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI)."
-                    ),
-                ));
-            }
-            scope
+            client_credentials_scope(scope)?
         }
         Version::V1 => param("resource").ok_or_else(|| AadError::missing_parameter("resource"))?,
     };

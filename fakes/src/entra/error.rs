@@ -3,9 +3,9 @@
 //! surfaces to the user as "codes: description".
 //!
 //! Codes documented in the reference: 7000215 (bad secret), 700016 (unknown app), 90002 (unknown
-//! tenant), 70021 (no federated record), 700024 (assertion time range). The others used here
-//! (900144, 70003, 1002012, 7000218, 50027, 700027, 700212, 50013) follow public error pages and
-//! are not verified against a primary source.
+//! tenant), 70021 (no federated record), 700024 (assertion time range). 1002012 and 70011 (scopes)
+//! carry their sources in `scope.rs`. The others used here (900144, 70003, 7000218, 50027, 700027,
+//! 700212, 50013) follow public error pages and are not verified against a primary source [infer].
 
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;

@@ -8,6 +8,7 @@ mod error;
 mod issuer;
 pub mod jwt;
 mod registry;
+mod scope;
 
 pub use assertion::{AssertionError, verify_signature};
 pub(crate) use endpoint::authority as request_authority;

@@ -1,6 +1,7 @@
 //! Entra ID through the real binary: the certificate client assertion (what azure_identity's
 //! ClientCertificateCredential sends), the workload-identity federated assertion, the v1 endpoint, and the AADSTS
-//! refusals for a bad signature, audience, lifetime, federated subject and tenant. Every issued token must open ARM.
+//! refusals for a bad signature, audience, lifetime, federated subject and tenant; the reserved OIDC scopes MSAL adds
+//! and the scope refusals. Every issued token must open ARM.
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -286,5 +287,95 @@ async fn v1_endpoint_and_unknown_tenants() {
         !reply.1.to_string().contains(crate::support::CLIENT_SECRET),
         "a refusal never echoes the secret: {}",
         reply.1
+    );
+}
+
+/// The scope MSAL Go (under azidentity, so under a production CCM) sends on every client-credentials grant.
+fn msal_scope(resource_scope: &str) -> String {
+    format!("{resource_scope} openid offline_access profile")
+}
+
+#[tokio::test]
+async fn reserved_oidc_scopes_are_ignored_for_every_client_credential() {
+    let fake = start();
+    let (key, cert) = (fixture("app-cert.pk8.pem"), fixture("app-cert.crt"));
+    let aud = fake.url(&format!("/{}/oauth2/v2.0/token", fake.tenant));
+    let certificate = sign(&key, Some(&cert), &certificate_claims(&aud, now() + 600));
+    let federated = sign(
+        &fixture("other-cert.pk8.pem"),
+        None,
+        &json!({"iss": ISSUER, "sub": SUBJECT, "aud": ["api://AzureADTokenExchange"], "nbf": now() - 60, "exp": now() + 3600}),
+    );
+    let scope = msal_scope(ARM_SCOPE);
+    let credentials: [(&str, Vec<(&str, &str)>); 3] = [
+        (
+            "secret",
+            vec![("client_secret", crate::support::CLIENT_SECRET)],
+        ),
+        (
+            "certificate",
+            vec![
+                ("client_assertion_type", JWT_BEARER),
+                ("client_assertion", &certificate),
+            ],
+        ),
+        (
+            "federated",
+            vec![
+                ("client_assertion_type", JWT_BEARER),
+                ("client_assertion", &federated),
+            ],
+        ),
+    ];
+    for (name, credential) in credentials {
+        let mut pairs = vec![
+            ("grant_type", "client_credentials"),
+            ("client_id", CLIENT_ID),
+            ("client_info", "1"),
+            ("scope", scope.as_str()),
+        ];
+        pairs.extend(credential);
+        let (status, body) = fake.token_form(&fake.tenant.clone(), false, &pairs).await;
+        assert_eq!(status, 200, "{name}: {body}");
+        let token = body["access_token"].as_str().expect("access_token");
+        assert!(fake.opens_arm(token).await, "{name}: the token opens ARM");
+    }
+}
+
+#[tokio::test]
+async fn malformed_client_credential_scopes_keep_their_refusals() {
+    let fake = start();
+    let with_scope = |scope: String| {
+        let fake = &fake;
+        async move {
+            fake.token_form(
+                &fake.tenant.clone(),
+                false,
+                &[
+                    ("grant_type", "client_credentials"),
+                    ("client_id", CLIENT_ID),
+                    ("client_secret", crate::support::CLIENT_SECRET),
+                    ("scope", &scope),
+                ],
+            )
+            .await
+        }
+    };
+    let two_resources = format!("{ARM_SCOPE} https://storage.azure.com/.default");
+    assert_eq!(
+        refusal(&with_scope(two_resources.clone()).await),
+        (400, "invalid_scope", 70011)
+    );
+    assert_eq!(
+        refusal(&with_scope(msal_scope(&two_resources)).await),
+        (400, "invalid_scope", 70011)
+    );
+    assert_eq!(
+        refusal(&with_scope(msal_scope("https://graph.microsoft.com/User.Read.All")).await),
+        (400, "invalid_scope", 1002012)
+    );
+    assert_eq!(
+        refusal(&with_scope("openid offline_access profile".into()).await),
+        (400, "invalid_scope", 1002012)
     );
 }

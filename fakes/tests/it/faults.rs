@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use fake_tls::{Http2Reason, TransportCause, transport_cause};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -139,7 +140,12 @@ async fn reset_drops_the_connection() {
         .bearer_auth(&token)
         .send()
         .await;
-    assert!(result.is_err(), "a reset connection yields no response");
+    let error = result.expect_err("a reset connection yields no response");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Http2Reset(Http2Reason::INTERNAL_ERROR)),
+        "{error:?}"
+    );
     assert_eq!(
         fake.arm(&token, Method::GET, &path, None).await.status(),
         200

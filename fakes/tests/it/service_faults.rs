@@ -1,6 +1,7 @@
 //! Faults on IMDS and the Entra ID token endpoint (not only ARM), observed by a client of the real
 //! binary, and recorded in the journal with their surface.
 
+use fake_tls::{Http2Reason, TransportCause, transport_cause};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -128,9 +129,13 @@ async fn imds_connection_is_reset_then_served() {
         json!({"surface": "imds", "path": "/imds/**", "fault": {"kind": "reset"}, "count": 1}),
     )
     .await;
-    assert!(
-        imds(&fake).await.is_err(),
-        "the connection is cut before any answer"
+    let error = imds(&fake)
+        .await
+        .expect_err("the connection is cut before any answer");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Http2Reset(Http2Reason::INTERNAL_ERROR)),
+        "{error:?}"
     );
     assert_eq!(imds(&fake).await.expect("answered").status(), 200);
     let entries = journal(&fake).await;

@@ -17,8 +17,9 @@ use tower::ServiceExt;
 
 use crate::ClientIdentity;
 
-/// Response extension: when a handler or layer sets it, the connection is torn down instead of
-/// answering, which a client sees as a connection reset (fault injection).
+/// Response extension: when a handler or layer sets it, the answer is cut instead of sent (fault
+/// injection): an HTTP/2 client sees its stream reset with `INTERNAL_ERROR`, an HTTP/1.1 client the
+/// connection closed without TLS `close_notify` (an unexpected EOF); neither is a TCP reset.
 #[derive(Debug, Clone, Copy)]
 pub struct AbortConnection;
 

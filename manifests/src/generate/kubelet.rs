@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::args::Args;
 use super::paths;
+use crate::cidr::CLUSTER_DNS_INDEX;
 use crate::component::Component;
 use crate::options::{Mode, Options};
 
@@ -132,8 +133,8 @@ pub fn config(o: &Options) -> KubeletConfiguration {
     let dns = o
         .service_cidrs
         .first()
-        .map(dns_ip)
-        .unwrap_or_else(|| "10.0.0.10".to_string());
+        .and_then(|c| c.address(CLUSTER_DNS_INDEX))
+        .map_or_else(|| "10.0.0.10".to_string(), |ip| ip.to_string());
     KubeletConfiguration {
         api_version: "kubelet.config.k8s.io/v1beta1".to_string(),
         kind: "KubeletConfiguration".to_string(),
@@ -153,16 +154,6 @@ pub fn config(o: &Options) -> KubeletConfiguration {
         container_runtime_endpoint: "unix:///run/containerd/containerd.sock".to_string(),
         rotate_certificates: true,
         static_pod_path: paths::STATIC_PODS.to_string(),
-    }
-}
-
-fn dns_ip(cidr: &crate::cidr::Cidr) -> String {
-    let text = cidr.to_string();
-    let base = text.split('/').next().unwrap_or_default();
-    match base.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(v4)) => std::net::Ipv4Addr::from(u32::from(v4) + 10).to_string(),
-        Ok(std::net::IpAddr::V6(v6)) => std::net::Ipv6Addr::from(u128::from(v6) + 10).to_string(),
-        Err(_) => "10.0.0.10".to_string(),
     }
 }
 

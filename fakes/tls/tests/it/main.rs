@@ -6,7 +6,10 @@ use axum::Router;
 use axum::extract::Extension;
 use axum::response::IntoResponse;
 use axum::routing::get;
-use fake_tls::{AbortConnection, ClientAuth, ClientIdentity, HttpsServer, Pki, server_config};
+use fake_tls::{
+    AbortConnection, ClientAuth, ClientIdentity, Http2Reason, HttpsServer, Pki, TransportCause,
+    server_config, transport_cause,
+};
 
 async fn whoami(identity: Option<Extension<ClientIdentity>>) -> String {
     match identity {
@@ -89,23 +92,50 @@ async fn client_not_trusting_the_ca_is_refused() {
         .get(format!("{}/whoami", server.base_url()))
         .send()
         .await;
-    assert!(
-        result.is_err(),
-        "a client trusting another CA must fail the handshake"
+    let error = result.expect_err("a client trusting another CA must fail the handshake");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Tls(rustls::Error::InvalidCertificate(
+            rustls::CertificateError::UnknownIssuer
+        ))),
+        "{error:?}"
     );
     server.shutdown().await.unwrap();
 }
 
+/// What a client sees of an aborted answer: HTTP/2 (negotiated by ALPN) resets the stream with
+/// `INTERNAL_ERROR`; HTTP/1.1 closes the connection without TLS `close_notify`, an unexpected EOF.
+/// Neither is a TCP reset (`ConnectionReset`).
 #[tokio::test]
-async fn abort_marker_resets_the_connection_instead_of_answering() {
+async fn abort_marker_cuts_the_answer_instead_of_answering() {
     let pki = Pki::generate("it-ca").unwrap();
     let server = start(&pki).await;
-    let result = client(&pki, None)
-        .get(format!("{}/reset", server.base_url()))
+    let url = format!("{}/reset", server.base_url());
+    let error = client(&pki, None)
+        .get(&url)
         .send()
-        .await;
-    let error = result.expect_err("the request must fail without a response");
-    assert!(!error.is_status(), "{error}");
+        .await
+        .expect_err("the request must fail without a response over HTTP/2");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Http2Reset(Http2Reason::INTERNAL_ERROR)),
+        "{error:?}"
+    );
+    let http1 = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(pki.ca_pem().as_bytes()).unwrap())
+        .http1_only()
+        .build()
+        .unwrap();
+    let error = http1
+        .get(&url)
+        .send()
+        .await
+        .expect_err("the request must fail without a response over HTTP/1.1");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Io(std::io::ErrorKind::UnexpectedEof)),
+        "{error:?}"
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -115,5 +145,14 @@ async fn shutdown_stops_serving() {
     let server = start(&pki).await;
     let url = format!("{}/whoami", server.base_url());
     server.shutdown().await.unwrap();
-    assert!(client(&pki, None).get(url).send().await.is_err());
+    let error = client(&pki, None)
+        .get(url)
+        .send()
+        .await
+        .expect_err("nothing listens after shutdown");
+    assert_eq!(
+        transport_cause(&error),
+        Some(TransportCause::Io(std::io::ErrorKind::ConnectionRefused)),
+        "{error:?}"
+    );
 }
