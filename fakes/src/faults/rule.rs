@@ -78,7 +78,8 @@ pub enum FaultKind {
     },
     /// 412 `PreconditionFailed` as NRP answers an If-Match mismatch.
     PreconditionFailed,
-    /// The TCP connection is reset instead of answering.
+    /// No answer: the HTTP/2 stream is reset (`INTERNAL_ERROR`), an HTTP/1.1 connection closes without a TLS
+    /// close; either way the client sees a transport error, as after a TCP reset.
     Reset,
 }
 

@@ -214,9 +214,9 @@ fn subnet_entries(state: &ImdsState, subnet_id: &str, v6: bool) -> Vec<Value> {
     );
     prefixes
         .iter()
-        .filter(|p| p.contains(':') == v6)
-        .filter_map(|p| p.split_once('/'))
-        .map(|(a, l)| json!({ "address": a, "prefix": l }))
+        .filter_map(|p| p.parse::<ipnet::IpNet>().ok())
+        .filter(|net| matches!(net, ipnet::IpNet::V6(_)) == v6)
+        .map(|net| json!({ "address": net.network().to_string(), "prefix": net.prefix_len().to_string() }))
         .collect()
 }
 
