@@ -73,7 +73,9 @@
 //!   `InvalidApiVersionParameter`, `NoRegisteredProviderFound`, `RetryableError`/`ReferencedResourceNotProvisioned`,
 //!   `CanceledAndSupersededDueToAnotherOperation`, `OperationNotAllowed`, `OperationPreempted`, `PropertyChangeNotAllowed`,
 //!   `LocationRequired`, `InvalidRequestContent`, `InvalidResourceType`.
-//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (pool removal while NIC ipconfigs use it),
+//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (an LB PUT or child DELETE removing a pool or inbound NAT
+//!   rule that NIC ipconfigs still use; that NRP refuses this rather than detaching the NICs is [infer]; a whole-LB
+//!   DELETE never answers it),
 //!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
 //!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
 //!   `InvalidParameter` for a VM whose NICs join two public load balancers (checked on the VM PUT and on a PUT of an
@@ -85,6 +87,13 @@
 //!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `SubnetMissingIPv6AddressPrefix`, `InvalidResourceName`, `DuplicateResourceName`,
 //!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
 //!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
+//!
+//! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
+//! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an
+//! `InvalidResourceReference` (issue 9 item 3, observed with a production CCM). Deleting a whole LB removes the NIC
+//! ipconfig `loadBalancerBackendAddressPools` entries pointing at it (new NIC etags); only scale-set models
+//! (`LoadBalancerInUseByVirtualMachineScaleSet`) and private link services block it (issue 9 item 4, observed); the
+//! same for `loadBalancerInboundNatRules` entries is [infer].
 //!
 //! Known divergences: a client-sent public IP `ipAddress` is honoured on create (real NRP ignores it) so seeds can
 //! pin addresses. Backend-port conflicts between rules reaching one NIC ipconfig are checked when the NIC is written,

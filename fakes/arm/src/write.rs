@@ -130,6 +130,12 @@ fn invalid_reference(to: &str, from: &str) -> ArmError {
     )
 }
 
+/// References a whole-LB delete removes instead of refusing: NRP drops the NIC ipconfig associations with the
+/// LB's pools (and, [infer], its inbound NAT rules) when the LB goes; only scale-set models block it.
+fn detached_with_lb(kind: RefKind) -> bool {
+    matches!(kind, RefKind::PoolMember | RefKind::NatRuleMember)
+}
+
 impl Store {
     /// Fails with the in-use error if anything outside `removed_owners` references one of `ids`.
     pub(crate) fn check_not_referenced(
@@ -143,6 +149,7 @@ impl Store {
                 .iter()
                 .any(|r| owner == r || owner.starts_with(&format!("{r}/")))
         };
+        let whole_lb = matches!(whole, Some((_, KindId::LoadBalancer)));
         if let Some((lb_id, KindId::LoadBalancer)) = whole {
             let mut children = Vec::new();
             let mut vmss = None;
@@ -172,7 +179,7 @@ impl Store {
             let users: Vec<&references::Ref> = self
                 .index
                 .incoming(id)
-                .filter(|(o, _)| external(o))
+                .filter(|(o, r)| external(o) && !(whole_lb && detached_with_lb(r.kind)))
                 .map(|(_, r)| r)
                 .collect();
             if !users.is_empty() {
@@ -408,7 +415,9 @@ impl Store {
                 .difference(&own_ids)
                 .cloned()
                 .collect();
-            self.check_not_referenced(&removed, &[], None)?;
+            // NRP validates the new document as a whole: the resource's own old references (a rule the same PUT
+            // removes) do not hold a removed child; the new document's references were resolved above.
+            self.check_not_referenced(&removed, &[key.to_string()], None)?;
         }
         // Stamp and commit.
         let op_id = uuid::Uuid::new_v4().to_string();

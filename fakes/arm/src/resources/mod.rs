@@ -2,6 +2,7 @@
 //! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
 
 mod compute;
+mod lb_detach;
 mod load_balancer;
 mod network;
 mod nic_load_balancers;
@@ -333,7 +334,8 @@ pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
     network::allocate_public_ip(store, key);
 }
 
-/// Hook before entries are removed by a delete (scale-set capacity follows instance deletes).
+/// Hook before entries are removed by a delete (NICs leave a deleted LB; scale-set capacity follows instance deletes).
 pub(crate) fn before_remove(store: &mut Store, keys: &[String]) {
+    lb_detach::detach_nics(store, keys);
     compute::on_instances_removed(store, keys);
 }

@@ -3,6 +3,7 @@
 mod compute;
 mod dual_stack;
 mod error_codes;
+mod lb_lifecycle;
 mod lro_details;
 mod model;
 mod network;
