@@ -30,7 +30,9 @@
 //! Change it with [`ArmState::set_power_state`] (e.g. `PowerState::Deallocated`) or any edit with
 //! [`ArmState::modify_instance_view`]; both are platform events and do not change the model etag.
 //!
-//! LROs: writes answer with `provisioningState: Updating` (CRP create: `Creating`) and an operation that
+//! Which writes complete synchronously is a per-kind fact with its source in `completion` (resource groups,
+//! availability sets, NIC PUTs, and VM PUTs that leave the model unchanged, which keep their etag [infer]).
+//! LROs: other writes answer with `provisioningState: Updating` (CRP create: `Creating`) and an operation that
 //! reports `InProgress` for [`ArmConfig::lro_polls_in_progress`] polls, then finishes (commit, rollback
 //! on [`ForceLroFailure`], or removal for deletes). The `Azure-AsyncOperation` URL always answers 200 with
 //! `{"status":...}` (NRP) or `{startTime,endTime,status,name}` (CRP) plus `error` when Failed/Canceled; the
@@ -104,6 +106,7 @@
 mod addresses;
 mod api_version;
 mod commit;
+mod completion;
 mod config;
 mod delete;
 mod error;

@@ -2,6 +2,7 @@
 //! preconditions, RP-specific preparation, reference validation, in-use checks on removed children,
 //! stamping (etag, provisioningState), commit with back-reference refresh, and LRO creation.
 
+use crate::completion;
 use crate::config::ArmConfig;
 use crate::error::ArmError;
 use crate::etag::{self, Preconditions};
@@ -58,6 +59,21 @@ pub(crate) struct DeleteOutcome {
     pub status: StatusCode,
     /// Operation started (or already finished, for NIC deletes), if any.
     pub op: Option<String>,
+}
+
+/// `true` when a prepared document equals the stored one apart from what every write stamps (etag, state).
+fn same_model(stored: &Value, prepared: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("etag");
+        }
+        if let Some(p) = v.get_mut("properties").and_then(Value::as_object_mut) {
+            p.remove("provisioningState");
+        }
+        v
+    };
+    strip(stored) == strip(prepared)
 }
 
 /// Every id addressable inside a stored document (itself and its embedded children), lower-cased.
@@ -425,7 +441,10 @@ impl Store {
             Some(old) => self.supersede(old, &op_id, kind.provider).or(previous),
             None => previous,
         };
-        let sync = cx.sync || resources::is_synchronous(kind.id);
+        let unchanged = is_put
+            && completion::noop_put_is_synchronous(kind.id)
+            && previous.as_ref().is_some_and(|p| same_model(p, &doc));
+        let sync = cx.sync || unchanged || completion::put_is_synchronous(kind.id);
         let state = if sync {
             "Succeeded"
         } else if existed || kind.provider == Provider::Network {
@@ -433,7 +452,9 @@ impl Store {
         } else {
             "Creating"
         };
-        let version = self.entries.get(key).map(|e| e.version).unwrap_or(0) + 1;
+        let stored_version = self.entries.get(key).map(|e| e.version).unwrap_or(0);
+        // An unchanged model keeps its CRP etag ([infer]: the etag counts model changes).
+        let version = stored_version + u64::from(!unchanged);
         let tag = match kind.provider {
             Provider::Network => Some(etag::new_nrp()),
             Provider::Compute if resources::has_crp_etag(kind.id) => Some(etag::crp(version)),
@@ -475,7 +496,7 @@ impl Store {
             .get(key)
             .map(|e| e.doc.clone())
             .unwrap_or(Value::Null);
-        let status = if existed || resources::always_200(kind.id) {
+        let status = if existed || completion::create_answers_200(kind.id) {
             StatusCode::OK
         } else {
             StatusCode::CREATED

@@ -257,21 +257,6 @@ pub(crate) fn set_state(doc: &mut Value, kind: KindId, state: &str) {
     }
 }
 
-/// Types whose PUT ARM answers synchronously (resource groups, availability sets).
-pub(crate) fn is_synchronous(kind: KindId) -> bool {
-    matches!(kind, KindId::ResourceGroup | KindId::AvailabilitySet)
-}
-
-/// Availability sets answer 200 even on create.
-pub(crate) fn always_200(kind: KindId) -> bool {
-    kind == KindId::AvailabilitySet
-}
-
-/// NIC deletes complete synchronously (200 + Azure-AsyncOperation).
-pub(crate) fn deletes_synchronously(kind: KindId) -> bool {
-    kind == KindId::Nic
-}
-
 /// CRP types carrying integer etags.
 pub(crate) fn has_crp_etag(kind: KindId) -> bool {
     matches!(kind, KindId::Vm | KindId::Vmss | KindId::VmssVm)

@@ -10,6 +10,7 @@ mod network;
 mod private_link_service;
 mod protocol;
 mod scale_set_network;
+mod sync_writes;
 
 use fake_arm::{ArmConfig, ArmState};
 use fake_tls::{ClientAuth, HttpsServer, Pki, server_config};
