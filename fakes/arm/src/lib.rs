@@ -90,6 +90,11 @@
 //!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
 //!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
 //!
+//! Private link services answer like the recorded NRP traffic (cloud-provider-azure
+//! `pkg/azclient/privatelinkserviceclient/testdata/AZURECLOUD.yaml`): `loadBalancerFrontendIpConfigurations[]` and the
+//! ipconfig `subnet` are `{id}` references, `visibility`/`autoApproval` only when sent, and a Dynamic NAT ipconfig
+//! carries no `privateIPAddress` (the fake keeps the address on the service's NIC).
+//!
 //! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
 //! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an
 //! `InvalidResourceReference` (issue 9 item 3, observed with a production CCM). Deleting a whole LB removes the NIC
