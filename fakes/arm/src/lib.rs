@@ -95,6 +95,12 @@
 //! ipconfig `subnet` are `{id}` references, `visibility`/`autoApproval` only when sent, and a Dynamic NAT ipconfig
 //! carries no `privateIPAddress` (the fake keeps the address on the service's NIC).
 //!
+//! Computed defaults (recorded NRP answers in cloud-provider-azure `pkg/azclient/*/testdata` unless marked): LB
+//! `sku.tier: Regional` when only `sku.name` is sent, `privateIPAllocationMethod: Dynamic` on public frontends; VNet
+//! `privateEndpointVNetPolicies: Disabled`; subnet `delegations: []`; backend pools `loadBalancerBackendAddresses: []`
+//! ([infer] for pools with NIC members, which real NRP may list there); a NIC has no `macAddress` until a VM using it
+//! is provisioned (issue 9 item 8, observed), then keeps it ([infer]).
+//!
 //! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
 //! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an
 //! `InvalidResourceReference` (issue 9 item 3, observed with a production CCM). Deleting a whole LB removes the NIC

@@ -314,9 +314,10 @@ pub(crate) fn check_client_writable(
     }
 }
 
-/// Hook when a PUT reaches Succeeded (public IP address allocation).
+/// Hook when a PUT reaches Succeeded (public IP address allocation, MACs of a VM's NICs).
 pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
     network::allocate_public_ip(store, key);
+    network::assign_nic_macs(store, key);
 }
 
 /// Hook before entries are removed by a delete (NICs leave a deleted LB; scale-set capacity follows instance deletes).

@@ -111,6 +111,36 @@ pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
     }
 }
 
+/// Gives the NICs a VM references a MAC address once the VM is provisioned (the NIC keeps it afterwards, [infer]).
+pub(crate) fn assign_nic_macs(store: &mut Store, vm_key: &str) {
+    let Some(vm) = store.entries.get(vm_key).filter(|e| e.kind == KindId::Vm) else {
+        return;
+    };
+    let nics: Vec<String> = vm
+        .out_refs
+        .iter()
+        .filter(|r| r.kind == RefKind::VmOfNic)
+        .map(|r| key_of(&r.to))
+        .collect();
+    for nic in nics {
+        let n = store.alloc.next_mac;
+        let Some(e) = store.entries.get_mut(&nic) else {
+            continue;
+        };
+        if e.doc.pointer("/properties/macAddress").is_some() {
+            continue;
+        }
+        e.doc["properties"]["macAddress"] = json!(format!(
+            "00-0D-3A-{:02X}-{:02X}-{:02X}",
+            (n >> 16) & 0xff,
+            (n >> 8) & 0xff,
+            n & 0xff
+        ));
+        e.rerender();
+        store.alloc.next_mac += 1;
+    }
+}
+
 fn parse_cidr(c: &str) -> Option<(u32, u32)> {
     let (a, l) = c.split_once('/')?;
     let addr: Ipv4Addr = a.parse().ok()?;
@@ -175,11 +205,15 @@ pub(crate) fn prepare_nic(
         "dnsSettings",
         json!({ "dnsServers": [], "appliedDnsServers": [] }),
     );
-    p["macAddress"] = mac.unwrap_or_else(|| {
-        let b = uuid::Uuid::new_v4();
-        let b = b.as_bytes();
-        json!(format!("00-0D-3A-{:02X}-{:02X}-{:02X}", b[0], b[1], b[2]))
-    });
+    // A NIC has no MAC until a VM uses it (issue 9 item 8, observed); see `assign_nic_macs`.
+    match mac {
+        Some(mac) => p["macAddress"] = mac,
+        None => {
+            if let Some(o) = p.as_object_mut() {
+                o.remove("macAddress");
+            }
+        }
+    }
     if doc.get("kind").is_none() {
         doc["kind"] = json!("Regular");
     }
@@ -282,6 +316,8 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
     default(p, "subnets", json!([]));
     default(p, "virtualNetworkPeerings", json!([]));
     default(p, "enableDdosProtection", json!(false));
+    // Recorded VNet answers carry these defaults (cloud-provider-azure privatelinkserviceclient testdata).
+    default(p, "privateEndpointVNetPolicies", json!("Disabled"));
     let spaces: Vec<(u32, u32)> = p
         .pointer("/addressSpace/addressPrefixes")
         .and_then(Value::as_array)
@@ -293,6 +329,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
     for s in p["subnets"].as_array_mut().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or_default().to_string();
         let sp = &mut s["properties"];
+        default(sp, "delegations", json!([]));
         default(sp, "privateEndpointNetworkPolicies", json!("Disabled"));
         default(sp, "privateLinkServiceNetworkPolicies", json!("Enabled"));
         for field in ["networkSecurityGroup", "routeTable", "natGateway"] {

@@ -7,6 +7,7 @@ mod lb_lifecycle;
 mod lro_details;
 mod model;
 mod network;
+mod network_defaults;
 mod private_link_service;
 mod protocol;
 mod scale_set_network;
