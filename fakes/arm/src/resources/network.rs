@@ -9,6 +9,7 @@ use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::references::{Ref, RefKind};
 use crate::store::{Entry, Store};
+use ipnet::Ipv4Net;
 use serde_json::{Value, json};
 use std::net::Ipv4Addr;
 
@@ -141,12 +142,9 @@ pub(crate) fn assign_nic_macs(store: &mut Store, vm_key: &str) {
     }
 }
 
-fn parse_cidr(c: &str) -> Option<(u32, u32)> {
-    let (a, l) = c.split_once('/')?;
-    let addr: Ipv4Addr = a.parse().ok()?;
-    let len: u32 = l.parse().ok().filter(|l| *l <= 32)?;
-    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
-    Some((u32::from(addr) & mask, mask))
+/// An IPv4 CIDR as written (host bits kept, so a misaligned prefix can be reported).
+fn parse_cidr(c: &str) -> Option<Ipv4Net> {
+    c.parse().ok()
 }
 
 /// Prepares ipConfigurations shared by NICs and VMSS instance NICs.
@@ -318,14 +316,15 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
     default(p, "enableDdosProtection", json!(false));
     // Recorded VNet answers carry these defaults (cloud-provider-azure privatelinkserviceclient testdata).
     default(p, "privateEndpointVNetPolicies", json!("Disabled"));
-    let spaces: Vec<(u32, u32)> = p
+    let spaces: Vec<Ipv4Net> = p
         .pointer("/addressSpace/addressPrefixes")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|c| c.as_str().and_then(parse_cidr))
+        .map(|n| n.trunc())
         .collect();
-    let mut ranges: Vec<(String, u32, u32)> = Vec::new();
+    let mut ranges: Vec<Ipv4Net> = Vec::new();
     for s in p["subnets"].as_array_mut().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or_default().to_string();
         let sp = &mut s["properties"];
@@ -338,26 +337,23 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             }
         }
         for c in subnet_prefixes(s) {
-            let Some((net, mask)) = parse_cidr(&c) else {
+            let Some(written) = parse_cidr(&c) else {
                 continue;
             };
-            if let Some(addr) = c.split('/').next().and_then(|a| a.parse::<Ipv4Addr>().ok())
-                && u32::from(addr) != net
-            {
+            let net = written.trunc();
+            if written.addr() != net.addr() {
                 // Code verified from an ARM deployment error transcript (InvalidCIDRNotation); [unverified]
                 // full wording.
-                let len = c.split('/').nth(1).unwrap_or_default();
                 return Err(ArmError::bad_request(
                     "InvalidCIDRNotation",
                     format!(
-                        "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {}/{len}.",
+                        "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {net}.",
                         s["id"].as_str().unwrap_or_default(),
-                        Ipv4Addr::from(net)
                     ),
                 ));
             }
             // Verified: 400 NetcfgSubnetRangeOutsideVnet with this wording (az CLI transcript of the NRP answer).
-            if !spaces.is_empty() && !spaces.iter().any(|(vn, vm)| *vm <= mask && net & vm == *vn) {
+            if !spaces.is_empty() && !spaces.iter().any(|space| space.contains(&net)) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangeOutsideVnet",
                     format!(
@@ -366,10 +362,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                 ));
             }
             // Verified: 400 NetcfgSubnetRangesOverlap with this wording (terraform and az CLI transcripts).
-            if ranges.iter().any(|(_, n, m)| {
-                let common = *m & mask;
-                net & common == *n & common
-            }) {
+            if ranges.iter().any(|r| r.contains(&net) || net.contains(r)) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangesOverlap",
                     format!(
@@ -377,7 +370,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                     ),
                 ));
             }
-            ranges.push((name.clone(), net, mask));
+            ranges.push(net);
         }
     }
     Ok(())
@@ -426,9 +419,16 @@ mod tests {
 
     #[test]
     fn cidr_parsing() {
-        assert_eq!(parse_cidr("10.0.0.0/24"), Some((0x0a00_0000, 0xffff_ff00)));
-        assert_eq!(parse_cidr("10.0.0.7/0"), Some((0, 0)));
+        let n = parse_cidr("10.0.0.0/24").unwrap();
+        assert_eq!(
+            (n.network(), n.netmask()),
+            (Ipv4Addr::new(10, 0, 0, 0), Ipv4Addr::new(255, 255, 255, 0))
+        );
+        let n = parse_cidr("10.0.0.7/0").unwrap();
+        assert_eq!(n.trunc().network(), Ipv4Addr::UNSPECIFIED);
+        assert_ne!(n.addr(), n.trunc().addr());
         assert!(parse_cidr("10.0.0.0/33").is_none());
         assert!(parse_cidr("x/8").is_none());
+        assert!(parse_cidr("fd00::/64").is_none());
     }
 }
