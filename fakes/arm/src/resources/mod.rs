@@ -2,6 +2,7 @@
 //! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
 
 mod compute;
+mod dynamic_public_ip;
 mod lb_detach;
 mod load_balancer;
 mod network;
@@ -318,6 +319,11 @@ pub(crate) fn check_client_writable(
 pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
     network::allocate_public_ip(store, key);
     network::assign_nic_macs(store, key);
+}
+
+/// Hook after the back-reference fields of `owners` changed (deferred public IP addresses follow associations).
+pub(crate) fn on_backrefs_changed(store: &mut Store, owners: &[String]) {
+    dynamic_public_ip::refresh_after_backrefs(store, owners);
 }
 
 /// Hook before entries are removed by a delete (NICs leave a deleted LB; scale-set capacity follows instance deletes).

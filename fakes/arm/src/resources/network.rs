@@ -2,6 +2,7 @@
 //! defaults, private IP allocation), route tables and virtual networks/subnets.
 
 use super::default;
+use super::dynamic_public_ip::{default_ddos, is_attached, is_deferred};
 use super::load_balancer::check_single_pip_user;
 use super::private_address::{assign_ipconfig_address, subnet_prefixes};
 use crate::error::ArmError;
@@ -58,27 +59,27 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
         ));
     }
     default(p, "ipTags", json!([]));
-    default(
-        p,
-        "ddosSettings",
-        json!({ "protectionMode": "VirtualNetworkInherited" }),
-    );
-    if let Some(addr) = existing
+    let addr = existing
         .and_then(|e| e.doc.pointer("/properties/ipAddress"))
-        .cloned()
-    {
+        .cloned();
+    if let Some(addr) = addr {
         p["ipAddress"] = addr;
+    }
+    // A deferred (Basic, Dynamic) address shows no ddosSettings until it is allocated.
+    if !is_deferred(doc) || doc.pointer("/properties/ipAddress").is_some() {
+        default(&mut doc["properties"], "ddosSettings", default_ddos());
     }
     Ok(())
 }
 
-/// Assigns a public address once a public IP is provisioned.
+/// Assigns a public address once a public IP is provisioned (a deferred one only while attached).
 pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
     let Some(e) = store.entries.get(key) else {
         return;
     };
     if !matches!(e.kind, KindId::PublicIp | KindId::VmssPip)
         || e.doc.pointer("/properties/ipAddress").is_some()
+        || (e.kind == KindId::PublicIp && is_deferred(&e.doc) && !is_attached(store, key))
     {
         return;
     }

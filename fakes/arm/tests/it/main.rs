@@ -10,6 +10,7 @@ mod network;
 mod network_defaults;
 mod private_link_service;
 mod protocol;
+mod public_ip_allocation;
 mod scale_set_network;
 mod sync_writes;
 
