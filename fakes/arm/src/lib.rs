@@ -8,6 +8,8 @@
 //! Served types: resource groups (+ list), provider registrations (`/subscriptions/{s}/providers[/{ns}]`, with
 //! `Microsoft.Compute` zone mappings); `Microsoft.Network` loadBalancers (+ frontendIPConfigurations,
 //! backendAddressPools, loadBalancingRules, probes, inboundNatRules, outboundRules), publicIPAddresses,
+//! publicIPPrefixes (`ipPrefix` allocated, public IPs referencing one take its addresses and are listed back in its
+//! `publicIPAddresses`; details and [infer]s in `resources/public_ip_prefix.rs`),
 //! networkSecurityGroups (+ securityRules, defaultSecurityRules), networkInterfaces (+ ipConfigurations),
 //! routeTables (+ routes), virtualNetworks (+ subnets), privateLinkServices (each with the NIC NRP creates for it,
 //! `<pls>.nic.<guid>` in the service's group, listed in `properties.networkInterfaces`, pointing back with
@@ -68,6 +70,8 @@
 //! - Verified code and status, wording verified up to the rule ids and completed from its same-LB sibling:
 //!   `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (checked on NIC PUTs before the one-LB-per-type
 //!   rule, an ordering that is [infer]).
+//! - Verified code, [unverified] wording and status (400): `InUsePublicIpPrefixCannotBeDeleted` (Azure/kube-egress-gateway
+//!   PR #1223).
 //! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`, `AnotherInternalLoadBalancerExists`,
 //!   `LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule`,
 //!   `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
@@ -88,7 +92,8 @@
 //!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
 //!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `SubnetMissingIPv6AddressPrefix`, `InvalidResourceName`, `DuplicateResourceName`,
 //!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
-//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
+//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`,
+//!   `InvalidPublicIpPrefixLength`, `PublicIpPrefixOutOfIpAddressesForPublicIp`.
 //!
 //! Private link services answer like the recorded NRP traffic (cloud-provider-azure
 //! `pkg/azclient/privatelinkserviceclient/testdata/AZURECLOUD.yaml`): `loadBalancerFrontendIpConfigurations[]` and the

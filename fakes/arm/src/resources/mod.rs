@@ -10,6 +10,7 @@ mod nic_load_balancers;
 mod nsg;
 mod private_address;
 mod private_link_service;
+mod public_ip_prefix;
 mod scale_set_network;
 
 use crate::error::ArmError;
@@ -154,6 +155,7 @@ pub(crate) fn prepare(
         KindId::Nsg => nsg::prepare(&mut doc, existing)?,
         KindId::LoadBalancer => load_balancer::prepare(store, &mut doc, existing)?,
         KindId::PublicIp => network::prepare_public_ip(&mut doc, existing)?,
+        KindId::PublicIpPrefix => public_ip_prefix::prepare(&mut doc, existing)?,
         KindId::Nic => network::prepare_nic(store, &mut doc, existing)?,
         KindId::RouteTable => network::prepare_route_table(&mut doc)?,
         KindId::Vnet => network::prepare_vnet(&mut doc)?,
@@ -225,6 +227,7 @@ pub(crate) fn validate_references(
         KindId::Nic => network::validate_nic_references(store, key, doc, refs),
         KindId::PrivateLinkService => private_link_service::validate_references(store, doc),
         KindId::Vnet => network::validate_vnet_references(store, doc),
+        KindId::PublicIp => public_ip_prefix::validate_public_ip(store, key, doc),
         KindId::Vm => compute::validate_vm_references(store, key, doc, refs),
         _ => Ok(()),
     }
@@ -315,8 +318,9 @@ pub(crate) fn check_client_writable(
     }
 }
 
-/// Hook when a PUT reaches Succeeded (public IP address allocation, MACs of a VM's NICs).
+/// Hook when a PUT reaches Succeeded (public IP address and prefix allocation, MACs of a VM's NICs).
 pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
+    public_ip_prefix::allocate(store, key);
     network::allocate_public_ip(store, key);
     network::assign_nic_macs(store, key);
 }

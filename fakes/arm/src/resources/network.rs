@@ -59,6 +59,9 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
         ));
     }
     default(p, "ipTags", json!([]));
+    if let Some(prefix) = p.get("publicIPPrefix").and_then(|v| v.get("id")).cloned() {
+        p["publicIPPrefix"] = json!({ "id": prefix });
+    }
     let addr = existing
         .and_then(|e| e.doc.pointer("/properties/ipAddress"))
         .cloned();
@@ -81,6 +84,13 @@ pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
         || e.doc.pointer("/properties/ipAddress").is_some()
         || (e.kind == KindId::PublicIp && is_deferred(&e.doc) && !is_attached(store, key))
     {
+        return;
+    }
+    if let Some(from_prefix) = super::public_ip_prefix::address_for(store, key, &e.doc) {
+        if let (Some(addr), Some(e)) = (from_prefix, store.entries.get_mut(key)) {
+            e.doc["properties"]["ipAddress"] = json!(addr);
+            e.rerender();
+        }
         return;
     }
     let v6 = e

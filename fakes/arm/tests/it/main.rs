@@ -11,6 +11,7 @@ mod network_defaults;
 mod private_link_service;
 mod protocol;
 mod public_ip_allocation;
+mod public_ip_prefix;
 mod scale_set_network;
 mod sync_writes;
 
