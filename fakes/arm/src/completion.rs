@@ -33,10 +33,13 @@ const fn m(kind: KindId, put_sync: bool, create_200: bool, delete_sync: bool, no
 /// - availability sets: synchronous, 200 even on create (recorded CRP traffic; the REST spec marks no LRO).
 /// - NICs: PUT synchronous, 201/200 with `Succeeded` and no operation headers (recorded NRP traffic of a production
 ///   CCM, issue 9 item 6); DELETE 200 plus `Azure-AsyncOperation` (recorded).
-/// - public IPs: PUT answers `Updating` and the address appears after the operation (recorded).
-/// - load balancers, NSGs, route tables, VNets, private link services, public IP prefixes: 201/200 plus
-///   `Azure-AsyncOperation` like public IPs ([infer]: the REST spec marks every NRP PUT long-running, which allows
-///   both answers; DELETE answers 202 with both operation headers, recorded).
+/// - public IPs, VNets, private link services: PUT answers 201 `Updating` plus `Azure-AsyncOperation`, the operation
+///   then reports `Succeeded` (recorded: cloud-provider-azure `pkg/azclient/privatelinkserviceclient/testdata`).
+/// - load balancers: PUT answers 201 plus `Azure-AsyncOperation` (same recording). Known divergence: the recorded
+///   body already says `Succeeded`, the fake says `Updating` until its operation ends.
+/// - NSGs, route tables, public IP prefixes: like public IPs ([infer]: the REST spec marks every NRP PUT
+///   long-running, which allows both answers). NRP DELETEs other than NICs answer 202 with both operation headers
+///   (recorded).
 /// - VMs: PUT is an operation (`Creating`/`Updating`, recorded CRP traffic), but an update that leaves the model as
 ///   stored answers 200 `Succeeded` without an operation (issue 9 item 6, observed on real CRP).
 /// - scale sets and their instances: operations (recorded); a no-op shortcut is not known for them ([infer]).
