@@ -107,8 +107,8 @@
 //! is provisioned (issue 9 item 8, observed), then keeps it ([infer]).
 //!
 //! Public IPs: Standard and Static addresses are allocated when the create reaches Succeeded (recorded); a Basic,
-//! Dynamic public IP has no `ipAddress` and no `ddosSettings` until an LB frontend or the NIC of a VM uses it, and
-//! loses them when detached (issue 9 item 7, observed; details and [infer]s in `resources/dynamic_public_ip.rs`).
+//! Dynamic public IP has no `ipAddress` and no `ddosSettings` until an LB frontend or the NIC of a VM that is not
+//! deallocated uses it, and loses them when detached or deallocated (issue 9 item 7, observed; details and [infer]s in `resources/dynamic_public_ip.rs`).
 //!
 //! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
 //! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an

@@ -1,9 +1,9 @@
 //! Basic SKU, Dynamic allocation public IPs have no address until attached: a GET shows no `ipAddress` and no
 //! `ddosSettings` until the address is associated with a running resource (issue 9 item 7, observed against real
 //! NRP; the Azure public IP documentation says dynamic addresses are assigned on association and released on
-//! dissociation). Here "attached" means referenced by a load balancer frontend or by an ipconfig of a NIC a VM uses;
-//! that the VM's power state is not consulted, and that the address appears when the association is committed rather
-//! than when the writing operation ends, are [infer]. Every address change stamps a new etag ([infer]).
+//! dissociation or when the VM is stopped (deallocated)). Here "attached" means referenced by a load balancer
+//! frontend, or by an ipconfig of a NIC used by a VM that is not deallocated; that the address appears when the
+//! association is committed rather than when the writing operation ends is [infer]. Every address change stamps a new etag ([infer]).
 
 use super::network::{allocate_public_ip, sku_name};
 use crate::etag;
@@ -47,8 +47,46 @@ pub(crate) fn is_attached(store: &Store, pip_key: &str) -> bool {
             store
                 .entries
                 .get(&nic)
-                .is_some_and(|e| e.doc.pointer("/properties/virtualMachine").is_some())
+                .and_then(|e| e.doc.pointer("/properties/virtualMachine/id"))
+                .and_then(Value::as_str)
+                .is_some_and(|vm| vm_holds_addresses(store, &key_of(vm)))
         })
+}
+
+/// `true` unless the VM stored at `vm_key` is deallocated (or deallocating): a stopped-deallocated VM releases its
+/// dynamic public addresses (Azure public IP address documentation, "IP address assignment").
+fn vm_holds_addresses(store: &Store, vm_key: &str) -> bool {
+    let power = store
+        .entries
+        .get(vm_key)
+        .and_then(|e| e.instance_view.as_ref())
+        .and_then(|iv| iv.get("statuses"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("code").and_then(Value::as_str))
+        .find(|c| c.starts_with("PowerState/"));
+    !matches!(
+        power,
+        Some("PowerState/deallocated" | "PowerState/deallocating")
+    )
+}
+
+/// After the instance view (power state) of the VM stored at `vm_key` changed: refreshes the public IPs of its NICs.
+pub(crate) fn refresh_for_vm(store: &mut Store, vm_key: &str) {
+    let nics: Vec<String> = store
+        .entries
+        .get(vm_key)
+        .filter(|e| e.kind == KindId::Vm)
+        .map(|e| {
+            e.out_refs
+                .iter()
+                .filter(|r| r.kind == RefKind::VmOfNic)
+                .map(|r| key_of(&r.to))
+                .collect()
+        })
+        .unwrap_or_default();
+    refresh_after_backrefs(store, &nics);
 }
 
 /// Brings the address of a deferred public IP in line with its associations.

@@ -330,6 +330,11 @@ pub(crate) fn on_backrefs_changed(store: &mut Store, owners: &[String]) {
     dynamic_public_ip::refresh_after_backrefs(store, owners);
 }
 
+/// Hook after a VM's instance view changed (a deallocated VM releases its NICs' dynamic public addresses).
+pub(crate) fn on_instance_view_changed(store: &mut Store, key: &str) {
+    dynamic_public_ip::refresh_for_vm(store, key);
+}
+
 /// Hook before entries are removed by a delete (NICs leave a deleted LB; scale-set capacity follows instance deletes).
 pub(crate) fn before_remove(store: &mut Store, keys: &[String]) {
     lb_detach::detach_nics(store, keys);

@@ -1,7 +1,7 @@
 //! Basic dynamic public IPs get their address when attached and lose it when detached (issue 9 item 7).
 
 use crate::{CMP, Fake, NET};
-use fake_arm::ArmConfig;
+use fake_arm::{ArmConfig, PowerState};
 use serde_json::{Value, json};
 
 async fn fake() -> Fake {
@@ -87,6 +87,13 @@ async fn basic_dynamic_pip_on_a_nic_needs_a_vm() {
         json!({"location":"eastus","properties":{"hardwareProfile":{"vmSize":"Standard_D2s_v3"},"networkProfile":{"networkInterfaces":[{"id":nic}]}}}),
     )
     .await;
+    assert!(has_address(&f.get(&pip, NET).await.1));
+    // Stopped (deallocated) releases the address; running again takes one.
+    f.state
+        .set_power_state(&vm, PowerState::Deallocated)
+        .unwrap();
+    assert!(!has_address(&f.get(&pip, NET).await.1));
+    f.state.set_power_state(&vm, PowerState::Running).unwrap();
     assert!(has_address(&f.get(&pip, NET).await.1));
     let (s, h) = f.delete(&vm, CMP).await;
     assert_eq!(s, 202);
