@@ -94,14 +94,16 @@ impl Store {
                 bumped.insert(owner, entry.kind);
             }
         }
-        for (owner, kind) in bumped {
-            if let Some(entry) = self.entries.get_mut(&owner) {
-                if kinds::by_id(kind).provider == Provider::Network {
-                    resources::stamp_etag(&mut entry.doc, kind, &etag::new_nrp());
+        for (owner, kind) in &bumped {
+            if let Some(entry) = self.entries.get_mut(owner) {
+                if kinds::by_id(*kind).provider == Provider::Network {
+                    resources::stamp_etag(&mut entry.doc, *kind, &etag::new_nrp());
                 }
                 entry.rerender();
             }
         }
+        let owners: Vec<String> = bumped.into_keys().collect();
+        resources::on_backrefs_changed(self, &owners);
     }
 
     /// Removes entries (already checked for incoming references) and updates what they referenced.

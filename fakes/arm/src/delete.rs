@@ -135,7 +135,7 @@ impl Store {
             }
         }
         self.check_not_referenced(&ids, &cascade, Some((&id, kind.id)))?;
-        let sync = cx.sync || resources::deletes_synchronously(kind.id);
+        let sync = cx.sync || crate::completion::delete_is_synchronous(kind.id);
         let op_id = uuid::Uuid::new_v4().to_string();
         self.start_op(
             &op_id,

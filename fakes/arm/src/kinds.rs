@@ -32,6 +32,8 @@ pub enum KindId {
     LoadBalancer,
     /// `Microsoft.Network/publicIPAddresses`.
     PublicIp,
+    /// `Microsoft.Network/publicIPPrefixes`.
+    PublicIpPrefix,
     /// `Microsoft.Network/networkSecurityGroups`.
     Nsg,
     /// `Microsoft.Network/networkInterfaces`.
@@ -142,6 +144,7 @@ pub static KINDS: &[Kind] = &[
         false,
     ),
     k(PublicIp, Network, &["publicIPAddresses"], true),
+    k(PublicIpPrefix, Network, &["publicIPPrefixes"], true),
     k(Nsg, Network, &["networkSecurityGroups"], true),
     k(
         Embedded,
@@ -296,6 +299,10 @@ mod tests {
             lookup("microsoft.compute/virtualmachinescalesets/networkinterfaces").unwrap()
         ));
         assert_eq!(by_id(VmssNic).types.len(), 3);
+        assert_eq!(
+            lookup("microsoft.network/publicipprefixes").unwrap().id,
+            PublicIpPrefix
+        );
         assert!(lookup("microsoft.network/virtualmachines").is_none());
         assert!(lookup("microsoft.network/loadbalancers/x").is_none());
     }

@@ -8,6 +8,8 @@
 //! Served types: resource groups (+ list), provider registrations (`/subscriptions/{s}/providers[/{ns}]`, with
 //! `Microsoft.Compute` zone mappings); `Microsoft.Network` loadBalancers (+ frontendIPConfigurations,
 //! backendAddressPools, loadBalancingRules, probes, inboundNatRules, outboundRules), publicIPAddresses,
+//! publicIPPrefixes (`ipPrefix` allocated, public IPs referencing one take its addresses and are listed back in its
+//! `publicIPAddresses`; details and [infer]s in `resources/public_ip_prefix.rs`),
 //! networkSecurityGroups (+ securityRules, defaultSecurityRules), networkInterfaces (+ ipConfigurations),
 //! routeTables (+ routes), virtualNetworks (+ subnets), privateLinkServices (each with the NIC NRP creates for it,
 //! `<pls>.nic.<guid>` in the service's group, listed in `properties.networkInterfaces`, pointing back with
@@ -30,7 +32,9 @@
 //! Change it with [`ArmState::set_power_state`] (e.g. `PowerState::Deallocated`) or any edit with
 //! [`ArmState::modify_instance_view`]; both are platform events and do not change the model etag.
 //!
-//! LROs: writes answer with `provisioningState: Updating` (CRP create: `Creating`) and an operation that
+//! Which writes complete synchronously is a per-kind fact with its source in `completion` (resource groups,
+//! availability sets, NIC PUTs, and VM PUTs that leave the model unchanged, which keep their etag [infer]).
+//! LROs: other writes answer with `provisioningState: Updating` (CRP create: `Creating`) and an operation that
 //! reports `InProgress` for [`ArmConfig::lro_polls_in_progress`] polls, then finishes (commit, rollback
 //! on [`ForceLroFailure`], or removal for deletes). The `Azure-AsyncOperation` URL always answers 200 with
 //! `{"status":...}` (NRP) or `{startTime,endTime,status,name}` (CRP) plus `error` when Failed/Canceled; the
@@ -66,6 +70,8 @@
 //! - Verified code and status, wording verified up to the rule ids and completed from its same-LB sibling:
 //!   `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (checked on NIC PUTs before the one-LB-per-type
 //!   rule, an ordering that is [infer]).
+//! - Verified code, [unverified] wording and status (400): `InUsePublicIpPrefixCannotBeDeleted` (Azure/kube-egress-gateway
+//!   PR #1223).
 //! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`, `AnotherInternalLoadBalancerExists`,
 //!   `LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule`,
 //!   `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
@@ -73,7 +79,9 @@
 //!   `InvalidApiVersionParameter`, `NoRegisteredProviderFound`, `RetryableError`/`ReferencedResourceNotProvisioned`,
 //!   `CanceledAndSupersededDueToAnotherOperation`, `OperationNotAllowed`, `OperationPreempted`, `PropertyChangeNotAllowed`,
 //!   `LocationRequired`, `InvalidRequestContent`, `InvalidResourceType`.
-//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (pool removal while NIC ipconfigs use it),
+//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (an LB PUT or child DELETE removing a pool or inbound NAT
+//!   rule that NIC ipconfigs still use; that NRP refuses this rather than detaching the NICs is [infer]; a whole-LB
+//!   DELETE never answers it),
 //!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
 //!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
 //!   `InvalidParameter` for a VM whose NICs join two public load balancers (checked on the VM PUT and on a PUT of an
@@ -84,7 +92,30 @@
 //!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
 //!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `SubnetMissingIPv6AddressPrefix`, `InvalidResourceName`, `DuplicateResourceName`,
 //!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
-//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`.
+//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`,
+//!   `InvalidPublicIpPrefixLength`, `PublicIpPrefixOutOfIpAddressesForPublicIp`.
+//!
+//! Private link services answer like the recorded NRP traffic (cloud-provider-azure
+//! `pkg/azclient/privatelinkserviceclient/testdata/AZURECLOUD.yaml`): `loadBalancerFrontendIpConfigurations[]` and the
+//! ipconfig `subnet` are `{id}` references, `visibility`/`autoApproval` only when sent, and a Dynamic NAT ipconfig
+//! carries no `privateIPAddress` (the fake keeps the address on the service's NIC).
+//!
+//! Computed defaults (recorded NRP answers in cloud-provider-azure `pkg/azclient/*/testdata` unless marked): LB
+//! `sku.tier: Regional` when only `sku.name` is sent, `privateIPAllocationMethod: Dynamic` on public frontends; VNet
+//! `privateEndpointVNetPolicies: Disabled`; subnet `delegations: []`; backend pools `loadBalancerBackendAddresses: []`
+//! ([infer] for pools with NIC members, which real NRP may list there); a NIC has no `macAddress` until a VM using it
+//! is provisioned (issue 9 item 8, observed), then keeps it ([infer]).
+//!
+//! Public IPs: Standard and Static addresses are allocated when the create reaches Succeeded (recorded); a Basic,
+//! Dynamic public IP has no `ipAddress` and no `ddosSettings` until an LB frontend or the NIC of a VM that is not
+//! deallocated uses it, and loses them when detached or deallocated (issue 9 item 7, observed; details and [infer]s in `resources/dynamic_public_ip.rs`).
+//!
+//! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
+//! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an
+//! `InvalidResourceReference` (issue 9 item 3, observed with a production CCM). Deleting a whole LB removes the NIC
+//! ipconfig `loadBalancerBackendAddressPools` entries pointing at it (new NIC etags); only scale-set models
+//! (`LoadBalancerInUseByVirtualMachineScaleSet`) and private link services block it (issue 9 item 4, observed); the
+//! same for `loadBalancerInboundNatRules` entries is [infer].
 //!
 //! Known divergences: a client-sent public IP `ipAddress` is honoured on create (real NRP ignores it) so seeds can
 //! pin addresses. Backend-port conflicts between rules reaching one NIC ipconfig are checked when the NIC is written,
@@ -95,6 +126,7 @@
 mod addresses;
 mod api_version;
 mod commit;
+mod completion;
 mod config;
 mod delete;
 mod error;

@@ -300,6 +300,7 @@ impl ArmState {
         {
             Some(iv) => {
                 f(iv);
+                crate::resources::on_instance_view_changed(&mut store, &key);
                 Ok(())
             }
             None => Err(not_found(&store, &path, kind, &display)),

@@ -2,6 +2,7 @@
 //! preconditions, RP-specific preparation, reference validation, in-use checks on removed children,
 //! stamping (etag, provisioningState), commit with back-reference refresh, and LRO creation.
 
+use crate::completion;
 use crate::config::ArmConfig;
 use crate::error::ArmError;
 use crate::etag::{self, Preconditions};
@@ -58,6 +59,21 @@ pub(crate) struct DeleteOutcome {
     pub status: StatusCode,
     /// Operation started (or already finished, for NIC deletes), if any.
     pub op: Option<String>,
+}
+
+/// `true` when a prepared document equals the stored one apart from what every write stamps (etag, state).
+fn same_model(stored: &Value, prepared: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("etag");
+        }
+        if let Some(p) = v.get_mut("properties").and_then(Value::as_object_mut) {
+            p.remove("provisioningState");
+        }
+        v
+    };
+    strip(stored) == strip(prepared)
 }
 
 /// Every id addressable inside a stored document (itself and its embedded children), lower-cased.
@@ -130,6 +146,12 @@ fn invalid_reference(to: &str, from: &str) -> ArmError {
     )
 }
 
+/// References a whole-LB delete removes instead of refusing: NRP drops the NIC ipconfig associations with the
+/// LB's pools (and, [infer], its inbound NAT rules) when the LB goes; only scale-set models block it.
+fn detached_with_lb(kind: RefKind) -> bool {
+    matches!(kind, RefKind::PoolMember | RefKind::NatRuleMember)
+}
+
 impl Store {
     /// Fails with the in-use error if anything outside `removed_owners` references one of `ids`.
     pub(crate) fn check_not_referenced(
@@ -143,6 +165,7 @@ impl Store {
                 .iter()
                 .any(|r| owner == r || owner.starts_with(&format!("{r}/")))
         };
+        let whole_lb = matches!(whole, Some((_, KindId::LoadBalancer)));
         if let Some((lb_id, KindId::LoadBalancer)) = whole {
             let mut children = Vec::new();
             let mut vmss = None;
@@ -172,7 +195,7 @@ impl Store {
             let users: Vec<&references::Ref> = self
                 .index
                 .incoming(id)
-                .filter(|(o, _)| external(o))
+                .filter(|(o, r)| external(o) && !(whole_lb && detached_with_lb(r.kind)))
                 .map(|(_, r)| r)
                 .collect();
             if !users.is_empty() {
@@ -408,7 +431,9 @@ impl Store {
                 .difference(&own_ids)
                 .cloned()
                 .collect();
-            self.check_not_referenced(&removed, &[], None)?;
+            // NRP validates the new document as a whole: the resource's own old references (a rule the same PUT
+            // removes) do not hold a removed child; the new document's references were resolved above.
+            self.check_not_referenced(&removed, &[key.to_string()], None)?;
         }
         // Stamp and commit.
         let op_id = uuid::Uuid::new_v4().to_string();
@@ -416,7 +441,10 @@ impl Store {
             Some(old) => self.supersede(old, &op_id, kind.provider).or(previous),
             None => previous,
         };
-        let sync = cx.sync || resources::is_synchronous(kind.id);
+        let unchanged = is_put
+            && completion::noop_put_is_synchronous(kind.id)
+            && previous.as_ref().is_some_and(|p| same_model(p, &doc));
+        let sync = cx.sync || unchanged || completion::put_is_synchronous(kind.id);
         let state = if sync {
             "Succeeded"
         } else if existed || kind.provider == Provider::Network {
@@ -424,7 +452,9 @@ impl Store {
         } else {
             "Creating"
         };
-        let version = self.entries.get(key).map(|e| e.version).unwrap_or(0) + 1;
+        let stored_version = self.entries.get(key).map(|e| e.version).unwrap_or(0);
+        // An unchanged model keeps its CRP etag ([infer]: the etag counts model changes).
+        let version = stored_version + u64::from(!unchanged);
         let tag = match kind.provider {
             Provider::Network => Some(etag::new_nrp()),
             Provider::Compute if resources::has_crp_etag(kind.id) => Some(etag::crp(version)),
@@ -466,7 +496,7 @@ impl Store {
             .get(key)
             .map(|e| e.doc.clone())
             .unwrap_or(Value::Null);
-        let status = if existed || resources::always_200(kind.id) {
+        let status = if existed || completion::create_answers_200(kind.id) {
             StatusCode::OK
         } else {
             StatusCode::CREATED

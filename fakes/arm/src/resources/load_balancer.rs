@@ -1,6 +1,7 @@
 //! Load balancers: defaults, frontend/probe/rule validation (limits, duplicate frontend ports, HA ports,
 //! probe request paths, same-LB references) and SKU / single-user checks against referenced public IPs.
 
+use super::default;
 use super::network::sku_name;
 use super::private_address::{AddressRequest, allocate_private_ip, wanted_address};
 use crate::error::ArmError;
@@ -32,6 +33,11 @@ pub(crate) fn prepare(
     let key = key_of(&id);
     if doc.get("sku").is_none_or(Value::is_null) {
         doc["sku"] = json!({ "name": "Basic", "tier": "Regional" });
+    }
+    // Recorded NRP answers carry `sku.tier: Regional` when only `sku.name` was sent (cloud-provider-azure
+    // loadbalancerclient / privatelinkserviceclient testdata).
+    if doc["sku"].is_object() {
+        default(&mut doc["sku"], "tier", json!("Regional"));
     }
     let standard = sku_name(doc) == "Standard";
     for coll in child_collections(KindId::LoadBalancer) {
@@ -110,6 +116,8 @@ pub(crate) fn prepare(
             }
             if let Some(pip) = pip {
                 p["publicIPAddress"] = json!({ "id": pip });
+                // Recorded: public frontends report `privateIPAllocationMethod: Dynamic` (same testdata).
+                default(p, "privateIPAllocationMethod", json!("Dynamic"));
             }
             if let Some(subnet) = subnet {
                 internal = true;
@@ -138,6 +146,19 @@ pub(crate) fn prepare(
                 }
             }
         }
+    }
+    // [infer] from the issue-9 observation ("empty backend pools list `loadBalancerBackendAddresses: []`"); pools with
+    // NIC members keep the field absent here, while real NRP may list the NIC-derived addresses in it.
+    for pool in props["backendAddressPools"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        default(
+            &mut pool["properties"],
+            "loadBalancerBackendAddresses",
+            json!([]),
+        );
     }
     if let Some(probes) = props["probes"].as_array() {
         for pr in probes {

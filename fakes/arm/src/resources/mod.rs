@@ -2,12 +2,15 @@
 //! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
 
 mod compute;
+mod dynamic_public_ip;
+mod lb_detach;
 mod load_balancer;
 mod network;
 mod nic_load_balancers;
 mod nsg;
 mod private_address;
 mod private_link_service;
+mod public_ip_prefix;
 mod scale_set_network;
 
 use crate::error::ArmError;
@@ -152,6 +155,7 @@ pub(crate) fn prepare(
         KindId::Nsg => nsg::prepare(&mut doc, existing)?,
         KindId::LoadBalancer => load_balancer::prepare(store, &mut doc, existing)?,
         KindId::PublicIp => network::prepare_public_ip(&mut doc, existing)?,
+        KindId::PublicIpPrefix => public_ip_prefix::prepare(&mut doc, existing)?,
         KindId::Nic => network::prepare_nic(store, &mut doc, existing)?,
         KindId::RouteTable => network::prepare_route_table(&mut doc)?,
         KindId::Vnet => network::prepare_vnet(&mut doc)?,
@@ -223,6 +227,7 @@ pub(crate) fn validate_references(
         KindId::Nic => network::validate_nic_references(store, key, doc, refs),
         KindId::PrivateLinkService => private_link_service::validate_references(store, doc),
         KindId::Vnet => network::validate_vnet_references(store, doc),
+        KindId::PublicIp => public_ip_prefix::validate_public_ip(store, key, doc),
         KindId::Vm => compute::validate_vm_references(store, key, doc, refs),
         _ => Ok(()),
     }
@@ -254,21 +259,6 @@ pub(crate) fn set_state(doc: &mut Value, kind: KindId, state: &str) {
             p.insert("provisioningState".into(), json!(state));
         }
     }
-}
-
-/// Types whose PUT ARM answers synchronously (resource groups, availability sets).
-pub(crate) fn is_synchronous(kind: KindId) -> bool {
-    matches!(kind, KindId::ResourceGroup | KindId::AvailabilitySet)
-}
-
-/// Availability sets answer 200 even on create.
-pub(crate) fn always_200(kind: KindId) -> bool {
-    kind == KindId::AvailabilitySet
-}
-
-/// NIC deletes complete synchronously (200 + Azure-AsyncOperation).
-pub(crate) fn deletes_synchronously(kind: KindId) -> bool {
-    kind == KindId::Nic
 }
 
 /// CRP types carrying integer etags.
@@ -328,12 +318,25 @@ pub(crate) fn check_client_writable(
     }
 }
 
-/// Hook when a PUT reaches Succeeded (public IP address allocation).
+/// Hook when a PUT reaches Succeeded (public IP address and prefix allocation, MACs of a VM's NICs).
 pub(crate) fn on_provisioned(store: &mut Store, key: &str) {
+    public_ip_prefix::allocate(store, key);
     network::allocate_public_ip(store, key);
+    network::assign_nic_macs(store, key);
 }
 
-/// Hook before entries are removed by a delete (scale-set capacity follows instance deletes).
+/// Hook after the back-reference fields of `owners` changed (deferred public IP addresses follow associations).
+pub(crate) fn on_backrefs_changed(store: &mut Store, owners: &[String]) {
+    dynamic_public_ip::refresh_after_backrefs(store, owners);
+}
+
+/// Hook after a VM's instance view changed (a deallocated VM releases its NICs' dynamic public addresses).
+pub(crate) fn on_instance_view_changed(store: &mut Store, key: &str) {
+    dynamic_public_ip::refresh_for_vm(store, key);
+}
+
+/// Hook before entries are removed by a delete (NICs leave a deleted LB; scale-set capacity follows instance deletes).
 pub(crate) fn before_remove(store: &mut Store, keys: &[String]) {
+    lb_detach::detach_nics(store, keys);
     compute::on_instances_removed(store, keys);
 }

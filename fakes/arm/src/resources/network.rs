@@ -2,6 +2,7 @@
 //! defaults, private IP allocation), route tables and virtual networks/subnets.
 
 use super::default;
+use super::dynamic_public_ip::{default_ddos, is_attached, is_deferred};
 use super::load_balancer::check_single_pip_user;
 use super::private_address::{assign_ipconfig_address, subnet_prefixes};
 use crate::error::ArmError;
@@ -9,6 +10,7 @@ use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::references::{Ref, RefKind};
 use crate::store::{Entry, Store};
+use ipnet::Ipv4Net;
 use serde_json::{Value, json};
 use std::net::Ipv4Addr;
 
@@ -57,28 +59,38 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
         ));
     }
     default(p, "ipTags", json!([]));
-    default(
-        p,
-        "ddosSettings",
-        json!({ "protectionMode": "VirtualNetworkInherited" }),
-    );
-    if let Some(addr) = existing
+    if let Some(prefix) = p.get("publicIPPrefix").and_then(|v| v.get("id")).cloned() {
+        p["publicIPPrefix"] = json!({ "id": prefix });
+    }
+    let addr = existing
         .and_then(|e| e.doc.pointer("/properties/ipAddress"))
-        .cloned()
-    {
+        .cloned();
+    if let Some(addr) = addr {
         p["ipAddress"] = addr;
+    }
+    // A deferred (Basic, Dynamic) address shows no ddosSettings until it is allocated.
+    if !is_deferred(doc) || doc.pointer("/properties/ipAddress").is_some() {
+        default(&mut doc["properties"], "ddosSettings", default_ddos());
     }
     Ok(())
 }
 
-/// Assigns a public address once a public IP is provisioned.
+/// Assigns a public address once a public IP is provisioned (a deferred one only while attached).
 pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
     let Some(e) = store.entries.get(key) else {
         return;
     };
     if !matches!(e.kind, KindId::PublicIp | KindId::VmssPip)
         || e.doc.pointer("/properties/ipAddress").is_some()
+        || (e.kind == KindId::PublicIp && is_deferred(&e.doc) && !is_attached(store, key))
     {
+        return;
+    }
+    if let Some(from_prefix) = super::public_ip_prefix::address_for(store, key, &e.doc) {
+        if let (Some(addr), Some(e)) = (from_prefix, store.entries.get_mut(key)) {
+            e.doc["properties"]["ipAddress"] = json!(addr);
+            e.rerender();
+        }
         return;
     }
     let v6 = e
@@ -111,12 +123,39 @@ pub(crate) fn allocate_public_ip(store: &mut Store, key: &str) {
     }
 }
 
-fn parse_cidr(c: &str) -> Option<(u32, u32)> {
-    let (a, l) = c.split_once('/')?;
-    let addr: Ipv4Addr = a.parse().ok()?;
-    let len: u32 = l.parse().ok().filter(|l| *l <= 32)?;
-    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
-    Some((u32::from(addr) & mask, mask))
+/// Gives the NICs a VM references a MAC address once the VM is provisioned (the NIC keeps it afterwards, [infer]).
+pub(crate) fn assign_nic_macs(store: &mut Store, vm_key: &str) {
+    let Some(vm) = store.entries.get(vm_key).filter(|e| e.kind == KindId::Vm) else {
+        return;
+    };
+    let nics: Vec<String> = vm
+        .out_refs
+        .iter()
+        .filter(|r| r.kind == RefKind::VmOfNic)
+        .map(|r| key_of(&r.to))
+        .collect();
+    for nic in nics {
+        let n = store.alloc.next_mac;
+        let Some(e) = store.entries.get_mut(&nic) else {
+            continue;
+        };
+        if e.doc.pointer("/properties/macAddress").is_some() {
+            continue;
+        }
+        e.doc["properties"]["macAddress"] = json!(format!(
+            "00-0D-3A-{:02X}-{:02X}-{:02X}",
+            (n >> 16) & 0xff,
+            (n >> 8) & 0xff,
+            n & 0xff
+        ));
+        e.rerender();
+        store.alloc.next_mac += 1;
+    }
+}
+
+/// An IPv4 CIDR as written (host bits kept, so a misaligned prefix can be reported).
+fn parse_cidr(c: &str) -> Option<Ipv4Net> {
+    c.parse().ok()
 }
 
 /// Prepares ipConfigurations shared by NICs and VMSS instance NICs.
@@ -175,11 +214,15 @@ pub(crate) fn prepare_nic(
         "dnsSettings",
         json!({ "dnsServers": [], "appliedDnsServers": [] }),
     );
-    p["macAddress"] = mac.unwrap_or_else(|| {
-        let b = uuid::Uuid::new_v4();
-        let b = b.as_bytes();
-        json!(format!("00-0D-3A-{:02X}-{:02X}-{:02X}", b[0], b[1], b[2]))
-    });
+    // A NIC has no MAC until a VM uses it (issue 9 item 8, observed); see `assign_nic_macs`.
+    match mac {
+        Some(mac) => p["macAddress"] = mac,
+        None => {
+            if let Some(o) = p.as_object_mut() {
+                o.remove("macAddress");
+            }
+        }
+    }
     if doc.get("kind").is_none() {
         doc["kind"] = json!("Regular");
     }
@@ -282,17 +325,21 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
     default(p, "subnets", json!([]));
     default(p, "virtualNetworkPeerings", json!([]));
     default(p, "enableDdosProtection", json!(false));
-    let spaces: Vec<(u32, u32)> = p
+    // Recorded VNet answers carry these defaults (cloud-provider-azure privatelinkserviceclient testdata).
+    default(p, "privateEndpointVNetPolicies", json!("Disabled"));
+    let spaces: Vec<Ipv4Net> = p
         .pointer("/addressSpace/addressPrefixes")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|c| c.as_str().and_then(parse_cidr))
+        .map(|n| n.trunc())
         .collect();
-    let mut ranges: Vec<(String, u32, u32)> = Vec::new();
+    let mut ranges: Vec<Ipv4Net> = Vec::new();
     for s in p["subnets"].as_array_mut().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or_default().to_string();
         let sp = &mut s["properties"];
+        default(sp, "delegations", json!([]));
         default(sp, "privateEndpointNetworkPolicies", json!("Disabled"));
         default(sp, "privateLinkServiceNetworkPolicies", json!("Enabled"));
         for field in ["networkSecurityGroup", "routeTable", "natGateway"] {
@@ -301,26 +348,23 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             }
         }
         for c in subnet_prefixes(s) {
-            let Some((net, mask)) = parse_cidr(&c) else {
+            let Some(written) = parse_cidr(&c) else {
                 continue;
             };
-            if let Some(addr) = c.split('/').next().and_then(|a| a.parse::<Ipv4Addr>().ok())
-                && u32::from(addr) != net
-            {
+            let net = written.trunc();
+            if written.addr() != net.addr() {
                 // Code verified from an ARM deployment error transcript (InvalidCIDRNotation); [unverified]
                 // full wording.
-                let len = c.split('/').nth(1).unwrap_or_default();
                 return Err(ArmError::bad_request(
                     "InvalidCIDRNotation",
                     format!(
-                        "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {}/{len}.",
+                        "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {net}.",
                         s["id"].as_str().unwrap_or_default(),
-                        Ipv4Addr::from(net)
                     ),
                 ));
             }
             // Verified: 400 NetcfgSubnetRangeOutsideVnet with this wording (az CLI transcript of the NRP answer).
-            if !spaces.is_empty() && !spaces.iter().any(|(vn, vm)| *vm <= mask && net & vm == *vn) {
+            if !spaces.is_empty() && !spaces.iter().any(|space| space.contains(&net)) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangeOutsideVnet",
                     format!(
@@ -329,10 +373,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                 ));
             }
             // Verified: 400 NetcfgSubnetRangesOverlap with this wording (terraform and az CLI transcripts).
-            if ranges.iter().any(|(_, n, m)| {
-                let common = *m & mask;
-                net & common == *n & common
-            }) {
+            if ranges.iter().any(|r| r.contains(&net) || net.contains(r)) {
                 return Err(ArmError::bad_request(
                     "NetcfgSubnetRangesOverlap",
                     format!(
@@ -340,7 +381,7 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
                     ),
                 ));
             }
-            ranges.push((name.clone(), net, mask));
+            ranges.push(net);
         }
     }
     Ok(())
@@ -389,9 +430,16 @@ mod tests {
 
     #[test]
     fn cidr_parsing() {
-        assert_eq!(parse_cidr("10.0.0.0/24"), Some((0x0a00_0000, 0xffff_ff00)));
-        assert_eq!(parse_cidr("10.0.0.7/0"), Some((0, 0)));
+        let n = parse_cidr("10.0.0.0/24").unwrap();
+        assert_eq!(
+            (n.network(), n.netmask()),
+            (Ipv4Addr::new(10, 0, 0, 0), Ipv4Addr::new(255, 255, 255, 0))
+        );
+        let n = parse_cidr("10.0.0.7/0").unwrap();
+        assert_eq!(n.trunc().network(), Ipv4Addr::UNSPECIFIED);
+        assert_ne!(n.addr(), n.trunc().addr());
         assert!(parse_cidr("10.0.0.0/33").is_none());
         assert!(parse_cidr("x/8").is_none());
+        assert!(parse_cidr("fd00::/64").is_none());
     }
 }

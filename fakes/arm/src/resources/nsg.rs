@@ -78,15 +78,8 @@ fn valid_port_range(v: &str) -> bool {
 
 /// An IP address or CIDR prefix (what the plural prefix fields accept).
 fn is_address(v: &str) -> bool {
-    let (addr, len) = match v.split_once('/') {
-        Some((a, l)) => (a, Some(l)),
-        None => (v, None),
-    };
-    let Ok(ip) = addr.trim().parse::<std::net::IpAddr>() else {
-        return false;
-    };
-    let max = if ip.is_ipv4() { 32 } else { 128 };
-    len.is_none_or(|l| l.parse::<u8>().is_ok_and(|l| l <= max))
+    let v = v.trim();
+    v.parse::<ipnet::IpNet>().is_ok() || v.parse::<std::net::IpAddr>().is_ok()
 }
 
 /// Verified: 400 SecurityRuleInvalidPortRange with this wording (user transcripts of NRP answers).

@@ -6,6 +6,7 @@
 use crate::error::ArmError;
 use crate::id::key_of;
 use crate::store::{Store, find_child};
+use ipnet::IpNet;
 use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -37,25 +38,15 @@ struct Prefix {
 
 impl Prefix {
     fn parse(cidr: &str) -> Option<Self> {
-        let (a, l) = cidr.split_once('/')?;
-        let len: u32 = l.parse().ok()?;
-        let (v6, addr, bits) = match a.parse::<IpAddr>().ok()? {
-            IpAddr::V4(v4) => (false, u128::from(u32::from(v4)), 32),
-            IpAddr::V6(v6) => (true, u128::from(v6), 128),
+        let (v6, net, last) = match cidr.parse::<IpNet>().ok()? {
+            IpNet::V4(n) => (
+                false,
+                u128::from(u32::from(n.network())),
+                u128::from(u32::from(n.broadcast())),
+            ),
+            IpNet::V6(n) => (true, u128::from(n.network()), u128::from(n.broadcast())),
         };
-        if len > bits {
-            return None;
-        }
-        let host = if len == bits {
-            0
-        } else {
-            u128::MAX >> (128 - (bits - len))
-        };
-        Some(Self {
-            v6,
-            net: addr & !host,
-            last: (addr & !host) | host,
-        })
+        Some(Self { v6, net, last })
     }
 
     /// Last address a NIC may hold: Azure reserves the IPv4 broadcast address, and no tail address of an

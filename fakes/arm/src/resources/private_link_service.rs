@@ -38,7 +38,10 @@ pub(crate) fn nic_of(doc: &Value) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
-/// Prepares a private link service document (alias, NAT IP allocation, automatic NIC reference, defaults).
+/// Prepares a private link service document (alias, NAT IP allocation, automatic NIC reference, defaults). Like the
+/// recorded NRP answers (see the module header), frontends and subnets are `{id}` references, `visibility` and
+/// `autoApproval` appear only when sent, and a Dynamic NAT ipconfig shows no `privateIPAddress` (the address lives on
+/// the service's NIC; see [`sync_nic`]).
 pub(crate) fn prepare(
     store: &Store,
     doc: &mut Value,
@@ -53,8 +56,17 @@ pub(crate) fn prepare(
         .map(String::from)
         .unwrap_or_else(|| nic_id_for(&id, &name));
     let nic_key = key_of(&nic_id);
-    let previous = existing.map(|e| &e.doc);
+    let previous = existing.map(|e| with_nic_addresses(store, &e.doc, &nic_key));
+    let previous = previous.as_ref();
     let p = &mut doc["properties"];
+    if let Some(fes) = p
+        .get_mut("loadBalancerFrontendIpConfigurations")
+        .and_then(Value::as_array_mut)
+    {
+        for fe in fes.iter_mut() {
+            *fe = json!({ "id": fe.get("id") });
+        }
+    }
     if p.get("loadBalancerFrontendIpConfigurations")
         .and_then(Value::as_array)
         .is_none_or(Vec::is_empty)
@@ -86,6 +98,9 @@ pub(crate) fn prepare(
         default(ipp, "primary", json!(i == 0));
         default(ipp, "privateIPAllocationMethod", json!("Dynamic"));
         default(ipp, "privateIPAddressVersion", json!("IPv4"));
+        if let Some(subnet) = ipp.get("subnet").and_then(|v| v.get("id")).cloned() {
+            ipp["subnet"] = json!({ "id": subnet });
+        }
         let owners = [key.as_str(), nic_key.as_str()];
         assign_ipconfig_address(store, ipc, previous, &owners, false, &mut local)?;
     }
@@ -101,8 +116,6 @@ pub(crate) fn prepare(
     p["alias"] = alias;
     // Read-only: whatever the client echoed is replaced by the NIC NRP manages.
     p["networkInterfaces"] = json!([{ "id": nic_id }]);
-    default(p, "visibility", json!({ "subscriptions": [] }));
-    default(p, "autoApproval", json!({ "subscriptions": [] }));
     default(p, "fqdns", json!([]));
     default(p, "enableProxyProtocol", json!(false));
     default(p, "privateEndpointConnections", json!([]));
@@ -142,6 +155,53 @@ pub(crate) fn validate_references(store: &Store, doc: &Value) -> Result<(), ArmE
     Ok(())
 }
 
+/// The NAT ipconfig of the stored NIC `nic_key` named `name`.
+fn nic_ipconfig<'a>(store: &'a Store, nic_key: &str, name: &str) -> Option<&'a Value> {
+    store
+        .object(nic_key)
+        .and_then(|nic| crate::store::find_child(nic, "ipConfigurations", name))
+}
+
+/// A stored PLS document with the NAT addresses its NIC holds filled into Dynamic ipconfigs (the document itself
+/// does not show them), so that a later PUT keeps them.
+fn with_nic_addresses(store: &Store, doc: &Value, nic_key: &str) -> Value {
+    let mut doc = doc.clone();
+    for ipc in doc
+        .pointer_mut("/properties/ipConfigurations")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let name = ipc["name"].as_str().unwrap_or_default().to_string();
+        if ipc.pointer("/properties/privateIPAddress").is_none()
+            && let Some(addr) = nic_ipconfig(store, nic_key, &name)
+                .and_then(|c| c.pointer("/properties/privateIPAddress"))
+                .cloned()
+        {
+            ipc["properties"]["privateIPAddress"] = addr;
+        }
+    }
+    doc
+}
+
+/// Removes `privateIPAddress` from Dynamic NAT ipconfigs; `true` if any was removed.
+fn hide_dynamic_addresses(doc: &mut Value) -> bool {
+    let mut any = false;
+    for ipc in doc
+        .pointer_mut("/properties/ipConfigurations")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(p) = ipc.get_mut("properties").and_then(Value::as_object_mut)
+            && p.get("privateIPAllocationMethod").and_then(Value::as_str) != Some("Static")
+        {
+            any |= p.remove("privateIPAddress").is_some();
+        }
+    }
+    any
+}
+
 /// The NAT ipConfigurations of a PLS document as the NIC carries them.
 fn nic_ipconfigs(pls: &Value, nic_id: &str) -> Vec<Value> {
     pls.pointer("/properties/ipConfigurations")
@@ -168,8 +228,19 @@ fn nic_ipconfigs(pls: &Value, nic_id: &str) -> Vec<Value> {
 }
 
 /// Creates or refreshes the NIC of the private link service stored at `pls_key` after the PLS was written (or
-/// rolled back). Leaves the NIC untouched (same etag) when its addresses did not change.
+/// rolled back), then hides the Dynamic NAT addresses from the PLS document. Leaves the NIC untouched (same etag)
+/// when its addresses did not change.
 pub(crate) fn sync_nic(store: &mut Store, pls_key: &str) {
+    sync_nic_ipconfigs(store, pls_key);
+    if let Some(e) = store.entries.get_mut(pls_key)
+        && e.kind == KindId::PrivateLinkService
+        && hide_dynamic_addresses(&mut e.doc)
+    {
+        e.rerender();
+    }
+}
+
+fn sync_nic_ipconfigs(store: &mut Store, pls_key: &str) {
     let Some(pls) = store.entries.get(pls_key) else {
         return;
     };
@@ -180,7 +251,7 @@ pub(crate) fn sync_nic(store: &mut Store, pls_key: &str) {
         return;
     };
     let nic_key = key_of(&nic_id);
-    let ipconfigs = nic_ipconfigs(&pls.doc, &nic_id);
+    let ipconfigs = nic_ipconfigs(&with_nic_addresses(store, &pls.doc, &nic_key), &nic_id);
     let location = pls.location().to_string();
     let existing = store.entries.get(&nic_key);
     let unchanged = existing.is_some_and(|e| {

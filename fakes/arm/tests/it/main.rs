@@ -3,12 +3,17 @@
 mod compute;
 mod dual_stack;
 mod error_codes;
+mod lb_lifecycle;
 mod lro_details;
 mod model;
 mod network;
+mod network_defaults;
 mod private_link_service;
 mod protocol;
+mod public_ip_allocation;
+mod public_ip_prefix;
 mod scale_set_network;
+mod sync_writes;
 
 use fake_arm::{ArmConfig, ArmState};
 use fake_tls::{ClientAuth, HttpsServer, Pki, server_config};

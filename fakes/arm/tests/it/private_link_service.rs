@@ -65,12 +65,9 @@ async fn pls_gets_a_read_only_nic_that_goes_with_it() {
     let (s, nic_doc) = f.get(&nic, NET).await;
     assert_eq!(s, 200);
     assert_eq!(nic_doc["properties"]["privateLinkService"]["id"], pls);
-    let (_, pls_doc) = f.get(&pls, NET).await;
-    let nat_ip = &pls_doc["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"];
-    assert_eq!(nat_ip, "10.0.1.4");
     assert_eq!(
-        &nic_doc["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"],
-        nat_ip
+        nic_doc["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"],
+        "10.0.1.4"
     );
     let (_, subnet) = f
         .get(&Fake::net("rg", "virtualNetworks/vnet/subnets/pls"), NET)
@@ -203,4 +200,47 @@ async fn failed_pls_update_rolls_its_nic_back() {
     }
     assert_eq!(status["status"], "Failed");
     assert_eq!(ipconfigs(&f), 1, "rolled back with the PLS");
+}
+
+#[tokio::test]
+async fn pls_returns_references_not_echoes() {
+    let f = fake().await;
+    let pls = Fake::net("rg", "privateLinkServices/refs");
+    let fe = Fake::net("rg", "loadBalancers/lb/frontendIPConfigurations/fe");
+    let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/pls");
+    // The Go SDK sends the whole frontend and subnet objects it read (as in the recorded CCM traffic).
+    let body = json!({"location":"eastus","properties":{
+        "loadBalancerFrontendIpConfigurations":[{"id":fe,"name":"fe","etag":"W/\"x\"",
+            "properties":{"privateIPAllocationMethod":"Dynamic"}}],
+        "ipConfigurations":[{"name":"nat","properties":{"primary":true,
+            "subnet":{"id":subnet,"name":"pls","properties":{"addressPrefix":"10.0.1.0/24"}}}}]}});
+    let (s, _, created) = f.put(&pls, NET, body.clone()).await;
+    assert_eq!(s, 201);
+    for v in [created, f.get(&pls, NET).await.1] {
+        let p = &v["properties"];
+        assert_eq!(
+            p["loadBalancerFrontendIpConfigurations"],
+            json!([{"id": fe}])
+        );
+        let ipc = &p["ipConfigurations"][0]["properties"];
+        assert_eq!(ipc["subnet"], json!({"id": subnet}));
+        assert!(ipc.get("privateIPAddress").is_none(), "{ipc}");
+        assert!(
+            p.get("autoApproval").is_none() && p.get("visibility").is_none(),
+            "{p}"
+        );
+    }
+    // A second PUT keeps the NAT address the NIC holds.
+    let (s, _, _) = f.put(&pls, NET, body).await;
+    assert_eq!(s, 200);
+    let (_, v) = f.get(&pls, NET).await;
+    let nic = v["properties"]["networkInterfaces"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, nic_doc) = f.get(&nic, NET).await;
+    assert_eq!(
+        nic_doc["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"],
+        "10.0.1.4"
+    );
 }
