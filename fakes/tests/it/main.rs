@@ -6,6 +6,7 @@ mod admin;
 mod arm;
 mod auth;
 mod cli;
+mod compute_fidelity;
 mod entra;
 mod faults;
 mod imds;

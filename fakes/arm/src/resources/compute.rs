@@ -1,7 +1,11 @@
 //! Compute resources: VMs (instance view, NIC ownership), scale sets (uniform instances materialised from
 //! `sku.capacity`, their NICs built by `scale_set_network`; flexible members are ordinary VMs), scale-set VM
 //! updates (PUT is a merge) and availability sets.
+//!
+//! A PUT on an existing VM or scale set is an update (`crp_update`): the sent document merges into the stored one,
+//! so the CCM's sparse backend-pool PUT keeps `sku.capacity` and every instance.
 
+use super::crp_update::{drop_none_identity, merge_update};
 use super::default;
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
@@ -69,6 +73,13 @@ pub(crate) fn prepare(
     _cx: &WriteCtx,
 ) -> Result<(), ArmError> {
     let keep = |field: &str| existing.and_then(|e| e.doc.pointer(field).cloned());
+    if let (KindId::Vm | KindId::Vmss, Some(e)) = (kind, existing) {
+        // CRP update semantics: what the PUT omits keeps its stored value.
+        let mut merged = e.doc.clone();
+        merge_update(&mut merged, doc);
+        *doc = merged;
+    }
+    drop_none_identity(doc);
     match kind {
         KindId::Vm => {
             let vm_id =

@@ -2,6 +2,7 @@
 //! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
 
 mod compute;
+mod crp_update;
 mod load_balancer;
 mod network;
 mod nic_load_balancers;

@@ -1,0 +1,141 @@
+//! CRP fidelity over HTTPS: sparse PUTs update the stored model, computed defaults, write-only secrets.
+
+use crate::{CMP, Fake, NET};
+use fake_arm::ArmConfig;
+use serde_json::{Value, json};
+
+async fn fake() -> Fake {
+    let f = Fake::start(ArmConfig {
+        lro_polls_in_progress: 0,
+        ..ArmConfig::default()
+    })
+    .await;
+    f.seed_network("rg");
+    f
+}
+
+fn subnet() -> String {
+    Fake::net("rg", "virtualNetworks/vnet/subnets/nodes")
+}
+
+fn nic_configs(pools: Value) -> Value {
+    json!([{"name": "nic", "properties": {"primary": true, "ipConfigurations": [{"name": "ipc",
+        "properties": {"subnet": {"id": subnet()}, "loadBalancerBackendAddressPools": pools}}]}}])
+}
+
+/// A uniform scale set as a deployment creates it: capacity, zones, tags, identity and a full model.
+fn full_scale_set() -> Value {
+    json!({"location": "eastus", "tags": {"team": "blue"}, "zones": ["1", "2"],
+        "sku": {"name": "Standard_D2s_v3", "tier": "Standard", "capacity": 3},
+        "identity": {"type": "UserAssigned", "userAssignedIdentities": {"/subscriptions/s/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id1": {}}},
+        "properties": {"orchestrationMode": "Uniform", "upgradePolicy": {"mode": "Manual"}, "overprovision": false,
+            "virtualMachineProfile": {
+                "osProfile": {"computerNamePrefix": "ss", "adminUsername": "azureuser", "adminPassword": "S3cret!pass", "customData": "I2Nsb3VkLWNvbmZpZw=="},
+                "storageProfile": {"imageReference": {"publisher": "Canonical", "offer": "ubuntu", "sku": "22_04", "version": "latest"},
+                    "osDisk": {"createOption": "FromImage", "osType": "Linux", "managedDisk": {"storageAccountType": "Premium_LRS"}}},
+                "extensionProfile": {"extensions": [{"name": "cse", "properties": {"publisher": "Microsoft.Azure.Extensions", "type": "CustomScript",
+                    "typeHandlerVersion": "2.0", "settings": {"x": 1}, "protectedSettings": {"commandToExecute": "echo secret"}}}]},
+                "networkProfile": {"networkInterfaceConfigurations": nic_configs(json!([]))}}}})
+}
+
+async fn instances(f: &Fake, vmss: &str) -> Vec<Value> {
+    let (s, list) = f.get(&format!("{vmss}/virtualMachines"), CMP).await;
+    assert_eq!(s, 200, "{list}");
+    list["value"].as_array().unwrap().clone()
+}
+
+/// The CCM's backend-pool update: `PUT` with `If-Match` whose body holds only location, etag and the network
+/// profile. CRP keeps sku (and capacity), zones, tags, identity, the rest of the model and every instance.
+#[tokio::test]
+async fn sparse_scale_set_put_keeps_the_model_and_every_instance() {
+    let f = fake().await;
+    let lb = Fake::net("rg", "loadBalancers/lb");
+    f.state.put(&lb, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[{"name":"fe","properties":{"subnet":{"id":subnet()}}}],"backendAddressPools":[{"name":"pool"}]}})).unwrap();
+    let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
+    let (s, _, _) = f.put(&vmss, CMP, full_scale_set()).await;
+    assert_eq!(s, 201);
+    let (_, before) = f.get(&vmss, CMP).await;
+    let instances_before = instances(&f, &vmss).await;
+    assert_eq!(instances_before.len(), 3);
+    let etag = before["etag"].as_str().unwrap().to_string();
+    let pool = format!("{lb}/backendAddressPools/pool");
+    let sparse = json!({"location": "eastus", "etag": etag,
+        "properties": {"virtualMachineProfile": {"networkProfile": {"networkInterfaceConfigurations": nic_configs(json!([{"id": pool}]))}}}});
+    let (s, h, v) = f
+        .send(
+            reqwest::Method::PUT,
+            &format!("{vmss}?{CMP}"),
+            Some(sparse),
+            &[("If-Match", &etag)],
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    f.poll(h["azure-asyncoperation"].to_str().unwrap()).await;
+    let (_, after) = f.get(&vmss, CMP).await;
+    for field in ["sku", "zones", "tags", "identity"] {
+        assert_eq!(after[field], before[field], "{field}");
+    }
+    assert_eq!(after["sku"]["capacity"], 3);
+    let (model_before, model_after) = (
+        &before["properties"]["virtualMachineProfile"],
+        &after["properties"]["virtualMachineProfile"],
+    );
+    for part in ["osProfile", "storageProfile", "extensionProfile"] {
+        assert_eq!(model_after[part], model_before[part], "{part}");
+    }
+    assert_eq!(
+        model_after["networkProfile"]["networkInterfaceConfigurations"][0]["properties"]["ipConfigurations"]
+            [0]["properties"]["loadBalancerBackendAddressPools"],
+        json!([{"id": pool}])
+    );
+    assert_eq!(after["properties"]["upgradePolicy"]["mode"], "Manual");
+    assert_eq!(after["etag"], "\"2\"");
+    // Every instance survives, with its identity and its NIC; a manual upgrade policy leaves them behind the model.
+    let instances_after = instances(&f, &vmss).await;
+    assert_eq!(instances_after.len(), 3);
+    for (b, a) in instances_before.iter().zip(&instances_after) {
+        assert_eq!(a["name"], b["name"]);
+        assert_eq!(a["properties"]["vmId"], b["properties"]["vmId"]);
+        assert_eq!(a["properties"]["latestModelApplied"], false);
+        let nic = format!("{}/networkInterfaces/nic", a["id"].as_str().unwrap());
+        assert_eq!(f.get(&nic, "api-version=2018-10-01").await.0, 200);
+    }
+}
+
+/// The disk-attach PUT of an availability-set VM carries only location, hardwareProfile and the data disks;
+/// CRP keeps the NICs, the OS profile, the OS disk and the tags.
+#[tokio::test]
+async fn sparse_vm_put_keeps_the_rest_of_the_vm() {
+    let f = fake().await;
+    let nic = Fake::net("rg", "networkInterfaces/nic");
+    f.state.put(&nic, json!({"location":"eastus","properties":{"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet()}}}]}})).unwrap();
+    let vm = Fake::cmp("rg", "virtualMachines/vm");
+    let (s, _, _) = f.put(&vm, CMP, json!({"location": "eastus", "tags": {"k": "v"}, "zones": ["1"],
+        "properties": {"hardwareProfile": {"vmSize": "Standard_D2s_v3"},
+            "osProfile": {"computerName": "vm", "adminUsername": "azureuser"},
+            "storageProfile": {"osDisk": {"name": "vm_os", "createOption": "FromImage"}, "dataDisks": []},
+            "networkProfile": {"networkInterfaces": [{"id": nic}]}}})).await;
+    assert_eq!(s, 201);
+    let disk = json!([{"lun": 0, "name": "pvc-1", "createOption": "Attach", "managedDisk": {"id": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/disks/pvc-1"}}]);
+    let (s, _, _) = f
+        .put(
+            &vm,
+            CMP,
+            json!({"location": "eastus", "properties": {"hardwareProfile": {"vmSize": "Standard_D2s_v3"},
+            "storageProfile": {"dataDisks": disk}}}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (_, v) = f.get(&vm, CMP).await;
+    assert_eq!(v["tags"], json!({"k": "v"}));
+    assert_eq!(v["zones"], json!(["1"]));
+    assert_eq!(
+        v["properties"]["networkProfile"]["networkInterfaces"][0]["id"],
+        nic
+    );
+    assert_eq!(v["properties"]["osProfile"]["computerName"], "vm");
+    assert_eq!(v["properties"]["storageProfile"]["osDisk"]["name"], "vm_os");
+    assert_eq!(v["properties"]["storageProfile"]["dataDisks"], disk);
+    let (_, n) = f.get(&nic, NET).await;
+    assert_eq!(n["properties"]["virtualMachine"]["id"], vm);
+}
