@@ -3,10 +3,12 @@
 //! updates (PUT is a merge) and availability sets.
 //!
 //! A PUT on an existing VM or scale set is an update (`crp_update`): the sent document merges into the stored one,
-//! so the CCM's sparse backend-pool PUT keeps `sku.capacity` and every instance.
+//! so the CCM's sparse backend-pool PUT keeps `sku.capacity` and every instance. Defaults CRP computes are in
+//! `compute_defaults`. A scale-set VM PUT merges `properties`, `zones` and
+//! `plan` and ignores `tags` (the instance shows the tags it was materialised with, the scale set's, [infer]).
 
 use super::crp_update::{drop_none_identity, merge_update};
-use super::default;
+use super::{compute_defaults, default};
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::KindId;
@@ -131,6 +133,7 @@ pub(crate) fn prepare(
             if mode == "Uniform" {
                 default(p, "upgradePolicy", json!({ "mode": "Manual" }));
             }
+            compute_defaults::scale_set(doc, &mode);
             let capacity = doc
                 .pointer("/sku/capacity")
                 .and_then(Value::as_i64)
@@ -153,9 +156,10 @@ pub(crate) fn prepare(
                     ),
                 ));
             };
-            // CRP merges a scale-set VM PUT into the stored model.
+            // CRP merges a scale-set VM PUT into the stored model; the instance takes no tags of its own
+            // (they follow the scale set, [infer]).
             let mut merged = e.doc.clone();
-            for field in ["properties", "tags", "zones", "plan"] {
+            for field in ["properties", "zones", "plan"] {
                 if let Some(v) = doc.get(field) {
                     if field == "properties" {
                         let mut v = v.clone();
@@ -173,6 +177,11 @@ pub(crate) fn prepare(
                         merged[field] = v.clone();
                     }
                 }
+            }
+            if let Some(configs) = merged.pointer_mut(
+                "/properties/networkProfileConfiguration/networkInterfaceConfigurations",
+            ) {
+                compute_defaults::ipconfig_versions(configs);
             }
             *doc = merged;
         }
@@ -363,6 +372,7 @@ pub(crate) fn sync_instances(
                 "vmId": uuid::Uuid::new_v4().to_string(),
                 "hardwareProfile": { "vmSize": vmss.pointer("/sku/name").cloned().unwrap_or(Value::Null) },
                 "osProfile": { "computerName": computer_name(&prefix, next) },
+                "storageProfile": compute_defaults::instance_storage_profile(&vmss, &format!("{vmss_name}_{next}")),
                 "networkProfile": { "networkInterfaces": [] },
                 "networkProfileConfiguration": { "networkInterfaceConfigurations": model_net },
                 "provisioningState": "Succeeded",

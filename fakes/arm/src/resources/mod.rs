@@ -2,6 +2,7 @@
 //! defaults, read-only fields, RP validations, and lifecycle hooks (instances of scale sets, address allocation).
 
 mod compute;
+mod compute_defaults;
 mod crp_update;
 mod load_balancer;
 mod network;
@@ -245,8 +246,13 @@ pub(crate) fn stamp_etag(doc: &mut Value, kind: KindId, tag: &str) {
     }
 }
 
-/// Sets provisioningState on the resource and its embedded children.
+/// Sets provisioningState on the resource and its embedded children (availability sets carry none: the CRP create
+/// answer in gatneil/demos `jsonpayloads/RESPONSES.md` and the Compute spec's `AvailabilitySetProperties` have no
+/// such field).
 pub(crate) fn set_state(doc: &mut Value, kind: KindId, state: &str) {
+    if kind == KindId::AvailabilitySet {
+        return;
+    }
     if let Some(p) = doc.get_mut("properties").and_then(Value::as_object_mut) {
         p.insert("provisioningState".into(), json!(state));
     }

@@ -139,3 +139,86 @@ async fn sparse_vm_put_keeps_the_rest_of_the_vm() {
     let (_, n) = f.get(&nic, NET).await;
     assert_eq!(n["properties"]["virtualMachine"]["id"], vm);
 }
+
+/// Scale sets created through the API show what CRP computes; instances carry a storage profile and take no
+/// tags of their own from a PUT.
+#[tokio::test]
+async fn scale_set_and_instances_show_computed_defaults() {
+    let f = fake().await;
+    let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
+    let mut body = full_scale_set();
+    body["sku"] = json!({"name": "Standard_D2s_v3", "capacity": 1});
+    body.as_object_mut().unwrap().remove("zones");
+    f.put(&vmss, CMP, body).await;
+    let (_, v) = f.get(&vmss, CMP).await;
+    assert_eq!(v["sku"]["tier"], "Standard");
+    assert_eq!(v["properties"]["singlePlacementGroup"], true);
+    assert_eq!(v["properties"]["platformFaultDomainCount"], 5);
+    let model = &v["properties"]["virtualMachineProfile"];
+    assert_eq!(
+        model["networkProfile"]["networkInterfaceConfigurations"][0]["properties"]["ipConfigurations"]
+            [0]["properties"]["privateIPAddressVersion"],
+        "IPv4"
+    );
+    assert_eq!(model["osProfile"]["secrets"], json!([]));
+    assert_eq!(model["storageProfile"]["osDisk"]["caching"], "ReadOnly");
+    let vm0 = format!("{vmss}/virtualMachines/0");
+    let (_, inst) = f.get(&vm0, CMP).await;
+    let sp = &inst["properties"]["storageProfile"];
+    assert_eq!(sp["imageReference"]["offer"], "ubuntu");
+    assert_eq!(sp["osDisk"]["osType"], "Linux");
+    assert!(
+        sp["osDisk"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("ss_0_OsDisk_1_")
+    );
+    assert_eq!(sp["dataDisks"], json!([]));
+    let tags_before = inst["tags"].clone();
+    let (s, h, _) = f
+        .put_raw(
+            &vm0,
+            CMP,
+            json!({"location": "eastus", "tags": {"sent": "on-instance"}, "properties": {}}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    f.poll(h["azure-asyncoperation"].to_str().unwrap()).await;
+    let (_, inst) = f.get(&vm0, CMP).await;
+    assert_eq!(inst["tags"], tags_before);
+}
+
+/// Availability sets list `virtualMachines` (empty when no VM uses them) and carry no provisioningState.
+#[tokio::test]
+async fn availability_set_lists_its_vms_and_has_no_provisioning_state() {
+    let f = fake().await;
+    let avset = Fake::cmp("rg", "availabilitySets/as");
+    let (s, _, v) = f.put(&avset, CMP, json!({"location": "eastus"})).await;
+    assert_eq!(s, 200);
+    for doc in [v, f.get(&avset, CMP).await.1] {
+        assert_eq!(doc["properties"]["virtualMachines"], json!([]), "{doc}");
+        assert!(
+            doc["properties"].get("provisioningState").is_none(),
+            "{doc}"
+        );
+    }
+    let vm = Fake::cmp("rg", "virtualMachines/vm");
+    f.state
+        .put(
+            &vm,
+            json!({"location": "eastus", "properties": {"hardwareProfile": {"vmSize": "Standard_D2s_v3"},
+                "availabilitySet": {"id": avset}}}),
+        )
+        .unwrap();
+    let (_, v) = f.get(&avset, CMP).await;
+    assert_eq!(
+        v["properties"]["virtualMachines"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_ascii_lowercase(),
+        vm.to_ascii_lowercase()
+    );
+    f.state.delete(&vm).unwrap();
+    let (_, v) = f.get(&avset, CMP).await;
+    assert_eq!(v["properties"]["virtualMachines"], json!([]));
+}
