@@ -4,10 +4,11 @@
 //!
 //! A PUT on an existing VM or scale set is an update (`crp_update`): the sent document merges into the stored one,
 //! so the CCM's sparse backend-pool PUT keeps `sku.capacity` and every instance. Defaults CRP computes are in
-//! `compute_defaults`. A scale-set VM PUT merges `properties`, `zones` and
+//! `compute_defaults`, write-only secrets in `write_only`. A scale-set VM PUT merges `properties`, `zones` and
 //! `plan` and ignores `tags` (the instance shows the tags it was materialised with, the scale set's, [infer]).
 
 use super::crp_update::{drop_none_identity, merge_update};
+use super::write_only::strip_write_only;
 use super::{compute_defaults, default};
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
@@ -82,6 +83,7 @@ pub(crate) fn prepare(
         *doc = merged;
     }
     drop_none_identity(doc);
+    strip_write_only(kind, doc);
     match kind {
         KindId::Vm => {
             let vm_id =
@@ -183,6 +185,7 @@ pub(crate) fn prepare(
             ) {
                 compute_defaults::ipconfig_versions(configs);
             }
+            strip_write_only(kind, &mut merged);
             *doc = merged;
         }
         KindId::AvailabilitySet => {

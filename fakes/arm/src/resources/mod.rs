@@ -11,6 +11,7 @@ mod nsg;
 mod private_address;
 mod private_link_service;
 mod scale_set_network;
+mod write_only;
 
 use crate::error::ArmError;
 use crate::id::ArmPath;

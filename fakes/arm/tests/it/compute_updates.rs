@@ -44,6 +44,19 @@ async fn instances(f: &Fake, vmss: &str) -> Vec<Value> {
     list["value"].as_array().unwrap().clone()
 }
 
+fn secret_free(v: &Value) {
+    let text = v.to_string();
+    for secret in [
+        "adminPassword",
+        "S3cret!pass",
+        "customData",
+        "protectedSettings",
+        "echo secret",
+    ] {
+        assert!(!text.contains(secret), "{secret} leaked in {text}");
+    }
+}
+
 /// The CCM's backend-pool update: `PUT` with `If-Match` whose body holds only location, etag and the network
 /// profile. CRP keeps sku (and capacity), zones, tags, identity, the rest of the model and every instance.
 #[tokio::test]
@@ -221,4 +234,51 @@ async fn availability_set_lists_its_vms_and_has_no_provisioning_state() {
     f.state.delete(&vm).unwrap();
     let (_, v) = f.get(&avset, CMP).await;
     assert_eq!(v["properties"]["virtualMachines"], json!([]));
+}
+
+/// `adminPassword`, `customData` and extension `protectedSettings` are write-only: no answer returns them
+/// (PUT, operation status, GET, lists, instances) and the exported state does not hold them; `identity: None`
+/// is omitted.
+#[tokio::test]
+async fn write_only_secrets_are_never_returned() {
+    let f = fake().await;
+    let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
+    let mut body = full_scale_set();
+    body["identity"] = json!({"type": "None"});
+    let (s, h, put) = f.put_raw(&vmss, CMP, body).await;
+    assert_eq!(s, 201);
+    secret_free(&put);
+    assert!(put.get("identity").is_none(), "{put}");
+    let (done, _) = f.poll(h["azure-asyncoperation"].to_str().unwrap()).await;
+    secret_free(&done);
+    let (_, got) = f.get(&vmss, CMP).await;
+    secret_free(&got);
+    assert_eq!(
+        got["properties"]["virtualMachineProfile"]["osProfile"]["adminUsername"],
+        "azureuser"
+    );
+    assert_eq!(
+        got["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"][0]["properties"]
+            ["settings"],
+        json!({"x": 1})
+    );
+    let (_, list) = f
+        .get(&Fake::cmp("rg", "virtualMachineScaleSets"), CMP)
+        .await;
+    secret_free(&list);
+    for inst in instances(&f, &vmss).await {
+        secret_free(&inst);
+    }
+    let vm = Fake::cmp("rg", "virtualMachines/vm");
+    let (s, _, put) = f.put(&vm, CMP, json!({"location": "eastus", "identity": {"type": "None"},
+        "properties": {"hardwareProfile": {"vmSize": "Standard_D2s_v3"},
+            "osProfile": {"computerName": "vm", "adminUsername": "azureuser", "adminPassword": "S3cret!pass", "customData": "I2Nsb3VkLWNvbmZpZw=="}}})).await;
+    assert_eq!(s, 201);
+    secret_free(&put);
+    let (_, got) = f.get(&vm, CMP).await;
+    secret_free(&got);
+    assert!(got.get("identity").is_none(), "{got}");
+    let (_, list) = f.get(&Fake::cmp("rg", "virtualMachines"), CMP).await;
+    secret_free(&list);
+    secret_free(&f.state.export());
 }
