@@ -7,7 +7,7 @@
 //! `compute_defaults`, write-only secrets in `write_only`. A scale-set VM PUT merges `properties`, `zones` and
 //! `plan` and ignores `tags` (the instance shows the tags it was materialised with, the scale set's, [infer]).
 
-use super::crp_update::{drop_none_identity, merge_update};
+use super::crp_update::{merge_update, normalise_identity};
 use super::write_only::strip_write_only;
 use super::{compute_defaults, default};
 use crate::error::ArmError;
@@ -82,7 +82,7 @@ pub(crate) fn prepare(
         merge_update(&mut merged, doc);
         *doc = merged;
     }
-    drop_none_identity(doc);
+    normalise_identity(doc);
     strip_write_only(kind, doc);
     match kind {
         KindId::Vm => {

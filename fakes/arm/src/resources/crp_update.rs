@@ -27,15 +27,32 @@ pub(super) fn merge_update(stored: &mut Value, sent: &Value) {
     }
 }
 
-/// Drops `identity` when its type is `None`: per the REST reference `None` removes every identity of the VM or
-/// scale set; that CRP then omits the block instead of echoing `{type: None}` is [infer] (issue 9's comparison).
-pub(super) fn drop_none_identity(doc: &mut Value) {
-    let none = doc
+/// Brings `identity` in line with its `type` after a merge: `None` drops the block (per the REST reference `None`
+/// removes every identity; that CRP then omits the block instead of echoing `{type: None}` is [infer], issue 9's
+/// comparison), and a type without `UserAssigned` / `SystemAssigned` drops the user identities / the system
+/// principal a merge kept from the stored document (the type says which identities exist, [infer]).
+pub(super) fn normalise_identity(doc: &mut Value) {
+    let Some(kind) = doc
         .pointer("/identity/type")
         .and_then(Value::as_str)
-        .is_some_and(|t| t.eq_ignore_ascii_case("None"));
-    if none && let Some(o) = doc.as_object_mut() {
-        o.remove("identity");
+        .map(str::to_ascii_lowercase)
+    else {
+        return;
+    };
+    if kind == "none" {
+        if let Some(o) = doc.as_object_mut() {
+            o.remove("identity");
+        }
+        return;
+    }
+    if let Some(identity) = doc.get_mut("identity").and_then(Value::as_object_mut) {
+        if !kind.contains("userassigned") {
+            identity.remove("userAssignedIdentities");
+        }
+        if !kind.contains("systemassigned") {
+            identity.remove("principalId");
+            identity.remove("tenantId");
+        }
     }
 }
 
@@ -63,12 +80,29 @@ mod tests {
     }
 
     #[test]
-    fn identity_none_is_omitted() {
+    fn identity_follows_its_type() {
         let mut doc = json!({"identity": {"type": "None"}, "name": "n"});
-        drop_none_identity(&mut doc);
+        normalise_identity(&mut doc);
         assert_eq!(doc, json!({"name": "n"}));
-        let mut kept = json!({"identity": {"type": "SystemAssigned"}});
-        drop_none_identity(&mut kept);
-        assert_eq!(kept["identity"]["type"], "SystemAssigned");
+        let mut stored = json!({"identity": {"type": "SystemAssigned, UserAssigned", "principalId": "p",
+            "tenantId": "t", "userAssignedIdentities": {"u": {}}}});
+        merge_update(
+            &mut stored,
+            &json!({"identity": {"type": "SystemAssigned"}}),
+        );
+        normalise_identity(&mut stored);
+        assert_eq!(
+            stored,
+            json!({"identity": {"type": "SystemAssigned", "principalId": "p", "tenantId": "t"}})
+        );
+        merge_update(
+            &mut stored,
+            &json!({"identity": {"type": "UserAssigned", "userAssignedIdentities": {"v": {}}}}),
+        );
+        normalise_identity(&mut stored);
+        assert_eq!(
+            stored,
+            json!({"identity": {"type": "UserAssigned", "userAssignedIdentities": {"v": {}}}})
+        );
     }
 }
