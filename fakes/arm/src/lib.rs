@@ -26,8 +26,9 @@
 //! for seeded scale sets too; write-only secrets (`adminPassword`, `customData`, `protectedSettings`) are dropped
 //! before storing, so no answer, snapshot or `/admin/state` holds them (`resources::write_only`);
 //! `identity: {type: None}` is omitted; availability sets list `virtualMachines` (`[]` when empty, [infer]) and
-//! carry no `provisioningState`; a scale-set VM PUT stores no tags (instances show the scale set's, [infer]: the
-//! 2017 REST reference sample shows tags on an instance, issue 9 reports none on a PUT answer).
+//! carry no `provisioningState`; a scale-set VM PUT stores no tags (instances keep the scale set's tags they were
+//! materialised with, which IMDS reports: [infer], the 2017 "Get the model view of a VM" REST sample shows tags on
+//! an instance while issue 9 reports none).
 //!
 //! Private addresses: NIC and scale-set instance ipconfigs and internal LB frontends get the lowest free address of
 //! their subnet from `.4` (static addresses are validated instead); ipconfigs with `privateIPAddressVersion: IPv6`
