@@ -22,6 +22,16 @@
 //! scale-set VMs (PUT merges like CRP) and availabilitySets. A reference to a resource in another location is
 //! rejected with `InvalidResourceReference`, as NRP/CRP resolve references within one region.
 //!
+//! Compute fidelity (sources in each module header): a PUT on an existing VM or scale set updates the stored model
+//! like CRP (omitted fields, capacity and instances are kept; arrays sent replace; `resources::crp_update`); CRP's
+//! computed scale-set defaults and the instances' `storageProfile` are filled in (`resources::compute_defaults`),
+//! for seeded scale sets too; write-only secrets (`adminPassword`, `customData`, `protectedSettings`) are dropped
+//! before storing, so no answer, snapshot or `/admin/state` holds them (`resources::write_only`);
+//! `identity: {type: None}` is omitted; availability sets list `virtualMachines` (`[]` when empty, [infer]) and
+//! carry no `provisioningState`; a scale-set VM PUT stores no tags (instances keep the scale set's tags they were
+//! materialised with, which IMDS reports: [infer], the 2017 "Get the model view of a VM" REST sample shows tags on
+//! an instance while issue 9 reports none).
+//!
 //! Private addresses: NIC and scale-set instance ipconfigs and internal LB frontends get the lowest free address of
 //! their subnet from `.4` (static addresses are validated instead); ipconfigs with `privateIPAddressVersion: IPv6`
 //! take theirs from the IPv6 entry of a dual-stack subnet's `addressPrefixes`. Commits keep back-references and the

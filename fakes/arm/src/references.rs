@@ -396,6 +396,12 @@ pub(crate) fn backref_fields(target_type: &str) -> &'static [BackrefField] {
     }
 }
 
+/// Back-reference fields shown as `[]` when nothing references the target: an availability set's
+/// `virtualMachines` (issue 9's comparison with CRP; no public empty-set answer shows it, so [infer]).
+fn listed_when_empty(field: &str) -> bool {
+    field == "virtualMachines"
+}
+
 /// Type segment preceding the last name of an id, lower-cased.
 pub(crate) fn collection_of(key: &str) -> String {
     let trimmed = key.trim_end_matches('/');
@@ -448,7 +454,7 @@ pub(crate) fn apply_backref_field(
     }
     let ids: Vec<&str> = by_key.into_values().collect();
     let new = if ids.is_empty() {
-        None
+        listed_when_empty(field).then(|| json!([]))
     } else if *single {
         Some(json!({ "id": ids[0] }))
     } else {
@@ -515,7 +521,7 @@ pub(crate) fn sync_backref_member(
         (None, Some(arr)) => match position(arr) {
             Ok(i) => {
                 arr.remove(i);
-                if arr.is_empty() {
+                if arr.is_empty() && !listed_when_empty(field) {
                     props.remove(*field);
                 }
                 true

@@ -8,6 +8,7 @@ mod arm;
 mod auth;
 mod ccm_service_lifecycle;
 mod cli;
+mod compute_fidelity;
 mod entra;
 mod faults;
 mod imds;

@@ -346,19 +346,21 @@ async fn put_on_put_supersedes_the_running_operation() {
 async fn scale_set_instance_put_on_put_preempts_the_running_update() {
     let s = vmss_session().await;
     let vm = format!("{}/virtualMachines/1", s.id(VMSS));
-    let first = s
-        .send(Method::PUT, &vm, Some(json!({"tags": {"version": "1"}})))
-        .await;
+    // Instances take no tags of their own, so the two updates differ in an instance property.
+    let protect =
+        |on: bool| json!({"properties": {"protectionPolicy": {"protectFromScaleIn": on}}});
+    let first = s.send(Method::PUT, &vm, Some(protect(false))).await;
     assert_eq!(first.status, 200, "{}", first.body);
-    let second = s
-        .send(Method::PUT, &vm, Some(json!({"tags": {"version": "2"}})))
-        .await;
+    let second = s.send(Method::PUT, &vm, Some(protect(true))).await;
     assert_eq!(second.status, 200, "{}", second.body);
     let preempted = s.settle(&first).await;
     assert_eq!(preempted["status"], "Canceled");
     assert_eq!(preempted["error"]["code"], "OperationPreempted");
     assert_eq!(s.settle(&second).await["status"], "Succeeded");
-    assert_eq!(s.get(&vm).await.body["tags"], json!({"version": "2"}));
+    assert_eq!(
+        s.get(&vm).await.body["properties"]["protectionPolicy"]["protectFromScaleIn"],
+        true
+    );
 }
 
 /// A tags PATCH is no PUT: it must not supersede the create still running (fact sheet 2.11 item 10).

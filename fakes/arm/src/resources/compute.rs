@@ -1,8 +1,15 @@
 //! Compute resources: VMs (instance view, NIC ownership), scale sets (uniform instances materialised from
 //! `sku.capacity`, their NICs built by `scale_set_network`; flexible members are ordinary VMs), scale-set VM
 //! updates (PUT is a merge) and availability sets.
+//!
+//! A PUT on an existing VM or scale set is an update (`crp_update`): the sent document merges into the stored one,
+//! so the CCM's sparse backend-pool PUT keeps `sku.capacity` and every instance. Defaults CRP computes are in
+//! `compute_defaults`, write-only secrets in `write_only`. A scale-set VM PUT merges `properties`, `zones` and
+//! `plan` and ignores `tags` (the instance shows the tags it was materialised with, the scale set's, [infer]).
 
-use super::default;
+use super::crp_update::{merge_update, normalise_identity};
+use super::write_only::strip_write_only;
+use super::{compute_defaults, default};
 use crate::error::ArmError;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::KindId;
@@ -69,6 +76,14 @@ pub(crate) fn prepare(
     _cx: &WriteCtx,
 ) -> Result<(), ArmError> {
     let keep = |field: &str| existing.and_then(|e| e.doc.pointer(field).cloned());
+    if let (KindId::Vm | KindId::Vmss, Some(e)) = (kind, existing) {
+        // CRP update semantics: what the PUT omits keeps its stored value.
+        let mut merged = e.doc.clone();
+        merge_update(&mut merged, doc);
+        *doc = merged;
+    }
+    normalise_identity(doc);
+    strip_write_only(kind, doc);
     match kind {
         KindId::Vm => {
             let vm_id =
@@ -120,6 +135,7 @@ pub(crate) fn prepare(
             if mode == "Uniform" {
                 default(p, "upgradePolicy", json!({ "mode": "Manual" }));
             }
+            compute_defaults::scale_set(doc, &mode);
             let capacity = doc
                 .pointer("/sku/capacity")
                 .and_then(Value::as_i64)
@@ -142,9 +158,10 @@ pub(crate) fn prepare(
                     ),
                 ));
             };
-            // CRP merges a scale-set VM PUT into the stored model.
+            // CRP merges a scale-set VM PUT into the stored model; the instance takes no tags of its own
+            // (they follow the scale set, [infer]).
             let mut merged = e.doc.clone();
-            for field in ["properties", "tags", "zones", "plan"] {
+            for field in ["properties", "zones", "plan"] {
                 if let Some(v) = doc.get(field) {
                     if field == "properties" {
                         let mut v = v.clone();
@@ -163,6 +180,12 @@ pub(crate) fn prepare(
                     }
                 }
             }
+            if let Some(configs) = merged.pointer_mut(
+                "/properties/networkProfileConfiguration/networkInterfaceConfigurations",
+            ) {
+                compute_defaults::ipconfig_versions(configs);
+            }
+            strip_write_only(kind, &mut merged);
             *doc = merged;
         }
         KindId::AvailabilitySet => {
@@ -352,6 +375,7 @@ pub(crate) fn sync_instances(
                 "vmId": uuid::Uuid::new_v4().to_string(),
                 "hardwareProfile": { "vmSize": vmss.pointer("/sku/name").cloned().unwrap_or(Value::Null) },
                 "osProfile": { "computerName": computer_name(&prefix, next) },
+                "storageProfile": compute_defaults::instance_storage_profile(&vmss, &format!("{vmss_name}_{next}")),
                 "networkProfile": { "networkInterfaces": [] },
                 "networkProfileConfiguration": { "networkInterfaceConfigurations": model_net },
                 "provisioningState": "Succeeded",

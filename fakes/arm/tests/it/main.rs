@@ -1,6 +1,7 @@
 //! Integration tests: the fake ARM router served over real HTTPS on 127.0.0.1 and driven with reqwest.
 
 mod compute;
+mod compute_updates;
 mod dual_stack;
 mod error_codes;
 mod lb_lifecycle;
