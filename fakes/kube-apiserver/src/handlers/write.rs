@@ -322,9 +322,7 @@ pub fn commit_update(
     let info = kinds::info(kind);
     if info.has_status {
         if ctx.subresource.as_deref() == Some("status") {
-            let status = new["status"].take();
-            new = (**old).clone();
-            new["status"] = status;
+            kinds::status_strategy::prepare_status_update(info.kind, &mut new, old);
         } else if let Some(m) = new.as_object_mut() {
             match old.get("status") {
                 Some(st) => m.insert("status".into(), st.clone()),

@@ -14,4 +14,5 @@ mod protobuf;
 mod restart;
 mod scale;
 mod service_type_change;
+mod status_metadata;
 mod strategic_merge;
