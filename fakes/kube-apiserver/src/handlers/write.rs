@@ -205,6 +205,7 @@ pub fn create_in(
         s.services = saved;
     }
     prepared?;
+    field_validation::drop_empty(info, &mut obj);
     record_fields(info, None, &mut obj, ctx);
     if ctx.dry_run {
         return Ok(obj);
@@ -394,6 +395,7 @@ pub fn commit_update(
         s.services = saved;
     }
     prepared?;
+    field_validation::drop_empty(info, &mut new);
     record_fields(info, Some(old), &mut new, ctx);
     new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
     if new == **old || ctx.dry_run {

@@ -12,6 +12,7 @@ mod pod_status;
 mod pod_validation;
 mod protobuf;
 mod restart;
+mod round_trip;
 mod scale;
 mod service_type_change;
 mod status_metadata;
