@@ -2,6 +2,7 @@
 //! and by kube-rs.
 
 mod auth;
+mod ccm_paths;
 mod dry_run;
 mod field_validation;
 mod fixture;
