@@ -1,7 +1,11 @@
 //! Go's `omitempty` on the typed round trip: the real server decodes every write into its Go type
-//! and encodes it back, so an empty optional list or map (`spec.taints: []`, `metadata.labels: {}`)
-//! and an explicit `null` are not stored. An empty struct (`status.loadBalancer: {}`,
-//! `emptyDir: {}`) is kept: Go encodes a non-nil struct even when it is empty.
+//! and encodes it back, so an empty optional list or map (`spec.taints: []`, `metadata.labels: {}`),
+//! an explicit `null` and the zero of a scalar Go holds by value (`spec.unschedulable: false`)
+//! are not stored. An empty struct (`status.loadBalancer: {}`, `emptyDir: {}`) is kept: Go encodes
+//! a non-nil struct even when it is empty; so is a pointer scalar's zero (`spec.replicas: 0`).
+//!
+//! Value-or-pointer comes from the protobuf field tables (`crate::protobuf`), transcribed from
+//! k8s.io/api's `generated.proto`.
 //!
 //! Which fields are optional lists and maps is read from the typed model itself (the k8s-openapi
 //! types generated from the same API definitions): a field the model accepts without is optional,
@@ -16,9 +20,22 @@ use crate::kinds::KindInfo;
 /// A key no API type declares, used to tell maps (which keep it) from structs (which drop it).
 const PROBE: &str = "omitempty.probe.invalid";
 
-/// Removes from `obj` every empty optional list or map and every `null` the typed round trip of
-/// `info`'s kind would drop. Objects without empty values (most writes) are only walked.
+/// Removes from `obj` every zero value scalar, empty optional list or map and `null` the typed
+/// round trip of `info`'s kind would drop.
 pub fn drop_empty(info: &KindInfo, obj: &mut Value) {
+    let zeros = crate::protobuf::zero_value_pointers(&info.api_version(), info.kind, obj);
+    if !zeros.is_empty() {
+        let mut trimmed = obj.clone();
+        for pointer in &zeros {
+            remove(&mut trimmed, pointer);
+        }
+        // A zero the model writes back by itself (a required `Port` of a daemon endpoint) stays.
+        if let Ok(Some(back)) = round_trip(info, &trimmed) {
+            for pointer in zeros.iter().filter(|p| back.pointer(p).is_none()) {
+                remove(obj, pointer);
+            }
+        }
+    }
     let mut found = Vec::new();
     collect(obj, &mut String::new(), &mut found);
     // Pre-order collection: reversed, children come before their parents.
@@ -122,7 +139,8 @@ mod tests {
     fn empty_optional_lists_maps_and_nulls_go_structs_stay() {
         let mut node = json!({"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": "n", "labels": {}, "annotations": {"a/b": "x"}, "finalizers": null},
-            "spec": {"taints": [], "podCIDRs": ["10.0.0.0/24"]}, "status": {}});
+            "spec": {"taints": [], "podCIDRs": ["10.0.0.0/24"], "unschedulable": false},
+            "status": {}});
         drop_empty(kind("v1", "Node"), &mut node);
         assert_eq!(
             node,
@@ -141,6 +159,18 @@ mod tests {
         drop_empty(kind("v1", "Pod"), &mut pod);
         assert_eq!(pod["spec"]["containers"][0]["resources"], json!({}));
         assert_eq!(pod["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+
+    #[test]
+    fn zeros_the_model_requires_stay() {
+        let mut node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "spec": {"unschedulable": false},
+            "status": {"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}}}});
+        drop_empty(kind("v1", "Node"), &mut node);
+        assert_eq!(
+            node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"],
+            0
+        );
     }
 
     #[test]

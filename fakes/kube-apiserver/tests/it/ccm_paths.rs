@@ -37,7 +37,11 @@ async fn node_status_addresses_are_replaced_and_conditions_merged_by_type() {
     let replace = json!({"status": {"addresses": [
         {"type": "InternalIP", "address": "10.1.0.5"}, {"$patch": "replace"}]}});
     let n = nodes
-        .patch_status("n1", &pp("cloud-node-controller"), &Patch::Strategic(replace))
+        .patch_status(
+            "n1",
+            &pp("cloud-node-controller"),
+            &Patch::Strategic(replace),
+        )
         .await
         .unwrap();
     let addresses = serde_json::to_value(n.status.as_ref().unwrap().addresses.as_ref()).unwrap();
@@ -74,7 +78,11 @@ async fn service_status_patches_merge_and_strategic_default_the_ip_mode() {
     services.create(&PostParams::default(), &svc).await.unwrap();
     let ingress = |ip: &str| json!({"status": {"loadBalancer": {"ingress": [{"ip": ip}]}}});
     let s = services
-        .patch_status("lb", &pp("service-controller"), &Patch::Merge(ingress("20.0.0.1")))
+        .patch_status(
+            "lb",
+            &pp("service-controller"),
+            &Patch::Merge(ingress("20.0.0.1")),
+        )
         .await
         .unwrap();
     let got = serde_json::to_value(&s.status).unwrap();
@@ -117,9 +125,10 @@ async fn service_status_patches_merge_and_strategic_default_the_ip_mode() {
 async fn lease_updates_with_a_stale_resource_version_conflict() {
     let f = Fixture::start().await;
     let leases: Api<Lease> = Api::namespaced(f.client().await, "kube-system");
-    let lease: Lease = serde_json::from_value(json!({"metadata": {"name": "cloud-controller-manager"},
+    let lease: Lease =
+        serde_json::from_value(json!({"metadata": {"name": "cloud-controller-manager"},
         "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}}))
-    .unwrap();
+        .unwrap();
     let created = leases.create(&PostParams::default(), &lease).await.unwrap();
     let mut renewed = created.clone();
     renewed.spec.as_mut().unwrap().holder_identity = Some("a".into());

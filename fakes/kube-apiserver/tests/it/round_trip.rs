@@ -129,7 +129,7 @@ async fn empty_lists_and_maps_are_not_stored_and_nobody_owns_them() {
         "n1",
         "--type=merge",
         "-p",
-        r#"{"metadata":{"annotations":{}},"spec":{"podCIDRs":[]}}"#,
+        r#"{"metadata":{"annotations":{}},"spec":{"podCIDRs":[],"unschedulable":false}}"#,
     ])
     .await;
     let node = json_of(
@@ -138,11 +138,18 @@ async fn empty_lists_and_maps_are_not_stored_and_nobody_owns_them() {
     );
     assert!(node["spec"].get("taints").is_none(), "{}", node["spec"]);
     assert!(node["spec"].get("podCIDRs").is_none(), "{}", node["spec"]);
+    // A bool Go holds by value: false is the same as unset.
+    assert!(
+        node["spec"].get("unschedulable").is_none(),
+        "{}",
+        node["spec"]
+    );
     // The client-side apply annotation is kept: only an empty map disappears.
     assert!(node["metadata"]["annotations"].is_object());
     let text = node["metadata"]["managedFields"].to_string();
     assert!(!text.contains("f:taints"), "{text}");
     assert!(!text.contains("f:podCIDRs"), "{text}");
+    assert!(!text.contains("f:unschedulable"), "{text}");
 
     // What the issue found: server-side apply of the original manifest now succeeds.
     f.apply(&manifest, &["--server-side"]).await;
