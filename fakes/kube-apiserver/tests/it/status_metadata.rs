@@ -102,7 +102,7 @@ async fn metadata_sent_to_status_follows_each_kinds_strategy() {
         let body = json!({"metadata": meta, "spec": {"unschedulable": true, "paused": true}});
         let obj = status_patch(&f, path, "application/merge-patch+json", body).await;
         let m = &obj["metadata"];
-        assert_eq!(m["annotations"]["via"] == "status", true, "{path}: {m}");
+        assert_eq!(m["annotations"]["via"], "status", "{path}: {m}");
         assert_eq!(m["labels"]["via"] == "status", labels_kept, "{path}: {m}");
         assert_eq!(m["ownerReferences"].is_array(), owners_kept, "{path}: {m}");
         // The spec stays as it was, whatever the kind.
