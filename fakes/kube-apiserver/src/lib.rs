@@ -8,6 +8,23 @@
 //! the kubelet sends) removes it; a terminating namespace removes its content at once.
 //! `propagationPolicy` is validated, but dependents are not tracked: every policy deletes the
 //! object as if it had none (no `orphan` or `foregroundDeletion` finalizer is added).
+//!
+//! Write semantics and their sources (kubernetes/kubernetes unless said otherwise):
+//! - `/status` writes keep the request's metadata except what each kind's status strategy resets
+//!   (`pkg/registry/*/*/strategy.go` `PrepareForUpdate`): see [`kinds::status_strategy`].
+//! - Every write goes through the typed round trip: unknown fields dropped (or refused with
+//!   `fieldValidation=Strict`), empty optional lists and maps, nulls and the zeros of value
+//!   scalars left out, and the managedFields that named them with them
+//!   (`field_validation::drop_empty`). `[infer]` every optional list and map of the served kinds
+//!   is `omitempty`; a zero value scalar is left out as `omitempty` would, including on the few
+//!   value fields without the tag (the protobuf decoder already reads them that way).
+//! - Not modelled: defaults Go adds by encoding value structs that were absent (a Node's empty
+//!   `status.nodeInfo`, a container's `resources: {}`), and the `null` a required list without
+//!   `omitempty` reads back as after protobuf storage (an empty `rules` of a Role is left out
+//!   rather than answered as `null`).
+//! - `status.loadBalancer.ingress[].ipMode` defaults to `VIP` (`SetDefaults_Service`,
+//!   `pkg/apis/core/v1/defaults.go`); cluster IPs and node ports are random, upper band first
+//!   (`calculateRangeOffset` in `pkg/registry/core/service/{ipallocator,portallocator}`).
 
 mod auth;
 pub mod cli;

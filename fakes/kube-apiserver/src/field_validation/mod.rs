@@ -5,6 +5,7 @@
 
 mod gofmt;
 mod keytree;
+mod omitempty;
 mod typed;
 mod unknown;
 
@@ -13,6 +14,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 pub use keytree::KeyTree;
+pub use omitempty::drop_empty;
 pub use unknown::{Finding, PathStyle};
 
 use crate::handlers::Params;

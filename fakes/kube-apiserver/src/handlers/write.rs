@@ -205,6 +205,7 @@ pub fn create_in(
         s.services = saved;
     }
     prepared?;
+    field_validation::drop_empty(info, &mut obj);
     record_fields(info, None, &mut obj, ctx);
     if ctx.dry_run {
         return Ok(obj);
@@ -322,9 +323,7 @@ pub fn commit_update(
     let info = kinds::info(kind);
     if info.has_status {
         if ctx.subresource.as_deref() == Some("status") {
-            let status = new["status"].take();
-            new = (**old).clone();
-            new["status"] = status;
+            kinds::status_strategy::prepare_status_update(info.kind, &mut new, old);
         } else if let Some(m) = new.as_object_mut() {
             match old.get("status") {
                 Some(st) => m.insert("status".into(), st.clone()),
@@ -396,6 +395,7 @@ pub fn commit_update(
         s.services = saved;
     }
     prepared?;
+    field_validation::drop_empty(info, &mut new);
     record_fields(info, Some(old), &mut new, ctx);
     new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
     if new == **old || ctx.dry_run {

@@ -9,6 +9,7 @@ mod registry;
 mod service;
 pub mod service_alloc;
 mod service_update;
+pub mod status_strategy;
 mod validate;
 mod workload;
 

@@ -26,6 +26,7 @@ pub fn prepare(
         service_update::prepare_update(svc, old);
     }
     apply_defaults(&mut svc["spec"]);
+    default_ip_mode(svc);
     let mut causes = validate(&svc["spec"]);
     if let Some(old) = old {
         causes.extend(service_update::validate_update(&svc["spec"], &old["spec"]));
@@ -36,6 +37,23 @@ pub fn prepare(
     let claims = allocate(alloc, key, &mut svc["spec"])?;
     alloc.set(key, claims);
     Ok(())
+}
+
+/// `status.loadBalancer.ingress[].ipMode` defaults to `VIP` for an entry with an `ip` on a
+/// LoadBalancer Service (`SetDefaults_Service` in pkg/apis/core/v1/defaults.go, behind the
+/// `LoadBalancerIPMode` gate, on by default since 1.30).
+fn default_ip_mode(svc: &mut Value) {
+    if svc["spec"]["type"] != "LoadBalancer" {
+        return;
+    }
+    let Some(ingress) = svc["status"]["loadBalancer"]["ingress"].as_array_mut() else {
+        return;
+    };
+    for entry in ingress {
+        if entry["ip"].as_str().is_some_and(|ip| !ip.is_empty()) {
+            set_default(entry, "ipMode", json!("VIP"));
+        }
+    }
 }
 
 fn apply_defaults(spec: &mut Value) {
@@ -283,11 +301,17 @@ mod tests {
         let mut svc = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}});
         prepare(&mut a, &key("a"), &mut svc, None).unwrap();
         let spec = &svc["spec"];
-        assert_eq!(spec["clusterIP"], "10.0.0.2");
-        assert_eq!(spec["ports"][0]["nodePort"], 30000);
+        let ip: Ipv4Addr = spec["clusterIP"].as_str().unwrap().parse().unwrap();
+        assert!(a.cidr.contains(ip) && ip != a.cidr.first(), "{ip}");
+        assert_eq!(spec["clusterIPs"], json!([ip.to_string()]));
+        let node_port = spec["ports"][0]["nodePort"].as_u64().unwrap();
+        let health = spec["healthCheckNodePort"].as_u64().unwrap();
+        for p in [node_port, health] {
+            assert!((30000..=32767).contains(&p), "{p}");
+        }
+        assert_ne!(node_port, health);
         assert_eq!(spec["ports"][0]["targetPort"], 80);
         assert_eq!(spec["ports"][0]["protocol"], "TCP");
-        assert_eq!(spec["healthCheckNodePort"], 30001);
         assert_eq!(spec["allocateLoadBalancerNodePorts"], true);
         assert_eq!(spec["sessionAffinity"], "None");
         assert_eq!(spec["ipFamilyPolicy"], "SingleStack");
@@ -324,8 +348,13 @@ mod tests {
         cluster_ip["spec"]["type"] = json!("ClusterIP");
         prepare(&mut a, &key("a"), &mut cluster_ip, Some(&lb)).unwrap();
         assert!(cluster_ip["spec"]["ports"][0]["nodePort"].is_null());
-        assert!(!a.port_taken(30000, &key("b")));
-        assert!(!a.port_taken(30001, &key("b")));
+        for p in [
+            &lb["spec"]["ports"][0]["nodePort"],
+            &lb["spec"]["healthCheckNodePort"],
+        ] {
+            let p = u16::try_from(p.as_u64().unwrap()).unwrap();
+            assert!(!a.port_taken(p, &key("b")), "{p}");
+        }
         assert_eq!(cluster_ip["spec"]["clusterIP"], lb["spec"]["clusterIP"]);
 
         // A value the client set itself is validated, not dropped.
@@ -339,6 +368,22 @@ mod tests {
         assert_eq!(
             causes[0].message,
             "Invalid value: \"Local\": may only be set for externally-accessible services"
+        );
+    }
+
+    #[test]
+    fn load_balancer_ingress_ips_default_to_vip_mode() {
+        let mut a = ServiceAllocations::new(ServiceCidr::default());
+        let mut svc = json!({"spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}});
+        prepare(&mut a, &key("a"), &mut svc, None).unwrap();
+        let mut status = svc.clone();
+        status["status"] = json!({"loadBalancer": {"ingress": [{"ip": "20.1.2.3"},
+            {"hostname": "lb.example"}, {"ip": "20.1.2.4", "ipMode": "Proxy"}]}});
+        prepare(&mut a, &key("a"), &mut status, Some(&svc)).unwrap();
+        assert_eq!(
+            status["status"]["loadBalancer"]["ingress"],
+            json!([{"ip": "20.1.2.3", "ipMode": "VIP"}, {"hostname": "lb.example"},
+                {"ip": "20.1.2.4", "ipMode": "Proxy"}])
         );
     }
 }

@@ -11,12 +11,14 @@ mod error;
 mod schema;
 mod tables;
 mod wire;
+mod zero_values;
 
 use serde_json::{Map, Value};
 
 use crate::status::ApiError;
 
 pub use error::ProtobufError;
+pub use zero_values::zero_value_pointers;
 
 /// The media type of Kubernetes protobuf.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";

@@ -78,7 +78,9 @@ async fn create_and_update_follow_the_directive() {
                 .get("bogus")
                 .is_none()
         );
-        assert_eq!(r.body["spec"]["paused"], false);
+        // The last of the duplicate `paused` wins: false, which a Go bool held by value cannot
+        // tell from unset, so the typed round trip leaves it out.
+        assert!(r.body["spec"].get("paused").is_none(), "{}", r.body);
     }
 
     let put = f

@@ -2,6 +2,7 @@
 //! and by kube-rs.
 
 mod auth;
+mod ccm_paths;
 mod dry_run;
 mod field_validation;
 mod fixture;
@@ -12,6 +13,8 @@ mod pod_status;
 mod pod_validation;
 mod protobuf;
 mod restart;
+mod round_trip;
 mod scale;
 mod service_type_change;
+mod status_metadata;
 mod strategic_merge;
