@@ -1,0 +1,2 @@
+//! The Azure cloud provider behind the CCM: implements `ccm-cloud`'s traits against ARM, IMDS and
+//! Entra ID. Built up over issue 10.
