@@ -101,7 +101,10 @@ mod tests {
         };
         assert!(throttled.is_retryable());
         assert_eq!(throttled.retry_after(), Some(Duration::from_secs(7)));
-        assert_eq!(throttled.to_string(), "throttled by the cloud, retry after 7s: boom");
+        assert_eq!(
+            throttled.to_string(),
+            "throttled by the cloud, retry after 7s: boom"
+        );
 
         let never = CloudError::Provider {
             retry: Retry::Never,

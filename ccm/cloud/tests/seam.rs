@@ -69,7 +69,12 @@ async fn generic_callers_spawn_provider_futures() {
     assert_eq!(found.provider_id, "memory:///present");
     let missing = metadata_on_worker(instances.clone(), node("gone")).await;
     assert!(matches!(missing, Err(e) if e.is_instance_not_found()));
-    assert!(instances.instance_exists(&node("present")).await.expect("exists"));
+    assert!(
+        instances
+            .instance_exists(&node("present"))
+            .await
+            .expect("exists")
+    );
     let shutdown = instances.instance_shutdown(&node("present")).await;
     let err = shutdown.expect_err("busy");
     assert!(err.is_retryable());

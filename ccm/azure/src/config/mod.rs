@@ -1,0 +1,131 @@
+//! azure.json: parsing (JSON or YAML, case-insensitive keys), `AZURE_*` environment overrides,
+//! the file/Secret precedence, upstream's code defaults and init-time validations, with secrets
+//! redacted from every `Debug`, `Display` and error.
+//!
+//! Pipeline (one file per step): [`text`] (JSON/YAML to a value) → [`decode`]/[`document`]
+//! (canonical keys, typed values, unknown keys collected) → [`sources`] (`cloudConfigType`
+//! precedence) → [`env`] (`AZURE_*`) → [`validate::refuse_unsupported`] → [`defaults`] →
+//! [`validate::validate`]. [`load`] runs it all.
+//!
+//! # Verified behaviour (source: anchor-ccm.md §2 and §6.3/6.4, from cloud-provider-azure's
+//! `pkg/provider/config`, `pkg/azclient` and `pkg/provider/azure.go`)
+//! - Keys and their code defaults (`loadBalancerSku` standard, `vmType` vmss, backend pools
+//!   `nodeIPConfiguration`, cache TTLs, route batching 30 s/30 s, probe port 10256 `/healthz`,
+//!   `maximumLoadBalancerRuleCount` 250, `excludeMasterFromStandardLB` true, backoff 6/1.5/5 s/1.0
+//!   when on and 1 attempt when off); `resourceGroup` lower-cased.
+//! - Keys match case-insensitively (Go `encoding/json`), so `cloudProviderRatelimit` works.
+//! - `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_FEDERATED_TOKEN_FILE` (forces workload
+//!   identity), `AZURE_CLIENT_SECRET`, `AZURE_ENVIRONMENT_FILEPATH`.
+//! - Secret `kube-system/azure-cloud-provider` key `cloud-config`; `cloudConfigType`
+//!   file|secret|merge, default merge.
+//! - Validations: `disableAvailabilitySetNodes` needs vmType vmss; `disableOutboundSNAT` needs the
+//!   standard SKU; no credentials requires `useInstanceMetadata`; unknown enum values refused.
+//! - Rate limits: read QPS/bucket default to 1/5 when zero, write falls back to read; a per-client
+//!   object that is absent takes the defaults, one with `cloudProviderRateLimit: false` disables
+//!   that client, otherwise its zero fields are filled from the defaults (kubernetes/kubernetes
+//!   legacy-cloud-providers `azure_ratelimit.go`, `InitializeCloudProviderRateLimitConfig` and
+//!   `overrideDefaultRateLimitConfig`).
+//!
+//! # Inferred or deliberately different (`[infer]`)
+//! - [infer] Case folding is ASCII only; Go also folds U+212A (Kelvin) and U+017F (long s).
+//! - [infer] The per-client override list adds upstream azclient's `availabilitySetRateLimit`,
+//!   `privateLinkServiceRateLimit`, `natGatewayRateLimit` to the legacy list; other client keys
+//!   are reported as unknown.
+//! - [infer] An empty `AZURE_*` variable is treated as unset; the variables override the file
+//!   unconditionally when set.
+//! - [infer] `cloudConfigType` is read from the file; with only one source it is not consulted.
+//! - Deliberate: upstream maps an unknown `cloud` to the public cloud and an unknown `vmType` to
+//!   availability sets; we refuse unknown values of every closed-set key, listing the accepted
+//!   ones, because a typo there silently changes node identities.
+//! - Deliberate: negative TTLs/intervals/counts, a probe port outside 1–65535, and malformed
+//!   `tags` pairs are errors (upstream accepts or skips them).
+//! - [infer] `tags` keys keep their case and `tagsMap` wins on a shared key.
+//! - [infer] The backoff exponent/duration/jitter defaults apply even when backoff is off (they
+//!   are then unused, since one attempt is made).
+//! - Keys in [`validate::NOT_SUPPORTED_YET`] are refused with "not supported yet" when they ask
+//!   for their feature.
+
+pub mod decode;
+pub mod defaults;
+pub mod document;
+pub mod enums;
+pub mod env;
+pub mod error;
+pub mod fields;
+pub mod origin;
+pub mod secret;
+pub mod sources;
+pub mod tags;
+pub mod text;
+pub mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+pub use document::AzureJson;
+pub use enums::{
+    BackendPoolType, Cloud, CloudConfigType, IdentitySystem, LoadBalancerSku, PreconfiguredPools,
+    ProbeMode, VmType,
+};
+pub use error::ConfigError;
+pub use fields::{
+    Backoff, CacheSettings, Cluster, Config, CredentialKind, Identity, LoadBalancerSettings,
+    RateLimit, RateLimits, RouteSettings, SourceSettings,
+};
+pub use origin::Origin;
+pub use secret::SecretString;
+pub use sources::SourceText;
+
+/// Everything [`load`] reads: the sources' text and the environment (as a map, so callers and
+/// tests decide what the environment is).
+#[derive(Debug, Clone, Default)]
+pub struct Inputs<'a> {
+    /// The `--cloud-config` file, if any.
+    pub file: Option<SourceText<'a>>,
+    /// The Secret's `cloud-config` value, if read.
+    pub secret: Option<SourceText<'a>>,
+    /// The process environment (only `AZURE_*` keys are read).
+    pub env: BTreeMap<String, String>,
+}
+
+/// A loaded configuration and the unknown keys the binary should warn about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The resolved configuration.
+    pub config: Config,
+    /// Keys that matched nothing, as written (dotted for nested objects).
+    pub unknown_keys: Vec<String>,
+}
+
+impl Loaded {
+    /// The one warning naming every unknown key, or `None` when there are none.
+    pub fn unknown_keys_warning(&self) -> Option<String> {
+        if self.unknown_keys.is_empty() {
+            None
+        } else {
+            Some(format!(
+                "cloud config: ignoring unknown keys: {}",
+                self.unknown_keys.join(", ")
+            ))
+        }
+    }
+}
+
+/// Parses, selects, overrides, defaults and validates: the whole azure.json pipeline.
+pub fn load(inputs: &Inputs<'_>) -> Result<Loaded, ConfigError> {
+    let selected = sources::select(inputs.file, inputs.secret)?;
+    let document = env::apply_env(selected.document, &inputs.env);
+    validate::refuse_unsupported(&document, &selected.origin)?;
+    let config = defaults::resolve(
+        &document,
+        env::environment_file_path(&inputs.env),
+        &selected.origin,
+    )?;
+    validate::validate(&config, &selected.origin)?;
+    Ok(Loaded {
+        config,
+        unknown_keys: selected.unknown_keys,
+    })
+}

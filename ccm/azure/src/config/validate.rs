@@ -1,0 +1,262 @@
+//! Init-time checks: keys that ask for features this CCM does not implement yet are refused, then
+//! upstream's cross-key validations (anchor-ccm.md §2.2, end) run on the resolved config.
+
+use serde_json::Value;
+
+use super::decode::render;
+use super::document::AzureJson;
+use super::enums::{BackendPoolType, IdentitySystem, LoadBalancerSku, VmType};
+use super::error::ConfigError;
+use super::fields::Config;
+use super::origin::Origin;
+
+/// Keys we parse but refuse when they request their feature, with the feature's name. A later
+/// issue that implements a feature removes its entry here.
+pub const NOT_SUPPORTED_YET: &[(&str, &str)] = &[
+    (
+        "multipleStandardLoadBalancerConfigurations",
+        "multiple standard load balancers",
+    ),
+    ("serviceGatewayEnabled", "ServiceGateway"),
+    ("loadBalancerSku", "ServiceGateway (sku `service`)"),
+    (
+        "loadBalancerBackendPoolConfigurationType",
+        "ServiceGateway pod-IP backend pools",
+    ),
+    (
+        "enableMigrateToIPBasedBackendPoolAPI",
+        "backend pool migration to IP-based pools",
+    ),
+    (
+        "aadMSIDataPlaneIdentityPath",
+        "MSI data-plane identity file credentials",
+    ),
+    (
+        "auxiliaryTokenProvider",
+        "Key Vault auxiliary token for cross-tenant managed identity",
+    ),
+    (
+        "identitySystem",
+        "ADFS identity (Azure Stack Hub disconnected)",
+    ),
+    ("extendedLocationName", "edge zones (extended locations)"),
+    ("extendedLocationType", "edge zones (extended locations)"),
+];
+
+fn feature(key: &'static str) -> &'static str {
+    NOT_SUPPORTED_YET
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map_or("unknown feature", |(_, feature)| feature)
+}
+
+fn refuse(origin: &Origin, key: &'static str, value: Value) -> ConfigError {
+    ConfigError::NotSupported {
+        origin: Box::new(origin.clone()),
+        key,
+        value: render(&value),
+        feature: feature(key),
+    }
+}
+
+/// Refuses any key in [`NOT_SUPPORTED_YET`] whose value asks for its feature; default or empty
+/// values are accepted, since they ask for nothing.
+pub fn refuse_unsupported(doc: &AzureJson, origin: &Origin) -> Result<(), ConfigError> {
+    if let Some(configs) = doc
+        .multiple_standard_load_balancer_configurations
+        .as_ref()
+        .filter(|configs| !configs.is_empty())
+    {
+        let names: Vec<Value> = configs
+            .iter()
+            .map(|entry| entry.get("name").cloned().unwrap_or(Value::Null))
+            .collect();
+        return Err(refuse(
+            origin,
+            "multipleStandardLoadBalancerConfigurations",
+            Value::Array(names),
+        ));
+    }
+    if doc.service_gateway_enabled == Some(true) {
+        return Err(refuse(origin, "serviceGatewayEnabled", Value::Bool(true)));
+    }
+    if doc.load_balancer_sku == Some(LoadBalancerSku::Service) {
+        return Err(refuse(origin, "loadBalancerSku", "service".into()));
+    }
+    if doc.load_balancer_backend_pool_configuration_type == Some(BackendPoolType::PodIp) {
+        return Err(refuse(
+            origin,
+            "loadBalancerBackendPoolConfigurationType",
+            "podIP".into(),
+        ));
+    }
+    if doc.enable_migrate_to_ip_based_backend_pool_api == Some(true) {
+        return Err(refuse(
+            origin,
+            "enableMigrateToIPBasedBackendPoolAPI",
+            Value::Bool(true),
+        ));
+    }
+    if let Some(path) = doc
+        .aad_msi_data_plane_identity_path
+        .as_ref()
+        .filter(|path| !path.is_empty())
+    {
+        return Err(refuse(
+            origin,
+            "aadMSIDataPlaneIdentityPath",
+            path.as_str().into(),
+        ));
+    }
+    if let Some(aux) = &doc.auxiliary_token_provider {
+        let vault = aux.vault_name.clone().unwrap_or_default();
+        if !vault.is_empty() || aux.secret_name.as_ref().is_some_and(|s| !s.is_empty()) {
+            return Err(refuse(
+                origin,
+                "auxiliaryTokenProvider",
+                serde_json::json!({ "vaultName": vault }),
+            ));
+        }
+    }
+    if doc.identity_system == Some(IdentitySystem::Adfs) {
+        return Err(refuse(origin, "identitySystem", "adfs".into()));
+    }
+    for (key, value) in [
+        ("extendedLocationName", &doc.extended_location_name),
+        ("extendedLocationType", &doc.extended_location_type),
+    ] {
+        if let Some(value) = value.as_ref().filter(|value| !value.is_empty()) {
+            return Err(refuse(origin, key, value.as_str().into()));
+        }
+    }
+    Ok(())
+}
+
+fn inconsistent(origin: &Origin, keys: Vec<&'static str>, message: &str) -> ConfigError {
+    ConfigError::Inconsistent {
+        origin: Box::new(origin.clone()),
+        keys,
+        message: message.to_string(),
+    }
+}
+
+/// Upstream's cross-key validations on the resolved config. (Unknown `cloudConfigType`, pool type
+/// and probe mode values are already refused while decoding; the ServiceGateway and multi-SLB
+/// rules are moot while those features are refused.)
+pub fn validate(config: &Config, origin: &Origin) -> Result<(), ConfigError> {
+    if config.cluster.disable_availability_set_nodes && config.cluster.vm_type != VmType::Vmss {
+        return Err(inconsistent(
+            origin,
+            vec!["disableAvailabilitySetNodes", "vmType"],
+            "disableAvailabilitySetNodes is only supported when vmType is vmss",
+        ));
+    }
+    if config.load_balancer.disable_outbound_snat
+        && config.load_balancer.sku != LoadBalancerSku::Standard
+    {
+        return Err(inconsistent(
+            origin,
+            vec!["disableOutboundSNAT", "loadBalancerSku"],
+            "disableOutboundSNAT is only supported with the standard load balancer SKU",
+        ));
+    }
+    if config.identity.credential_kind().is_none() && !config.cluster.use_instance_metadata {
+        return Err(inconsistent(
+            origin,
+            vec![
+                "useInstanceMetadata",
+                "aadClientId",
+                "aadClientSecret",
+                "aadClientCertPath",
+                "useManagedIdentityExtension",
+                "aadFederatedTokenFile",
+            ],
+            "useInstanceMetadata must be enabled without Azure credentials",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::defaults::resolve;
+    use serde_json::json;
+
+    fn origin() -> Origin {
+        Origin::File("azure.json".into())
+    }
+
+    #[test]
+    fn feature_keys_are_refused_only_when_they_ask_for_the_feature() {
+        let quiet = AzureJson {
+            multiple_standard_load_balancer_configurations: Some(vec![]),
+            service_gateway_enabled: Some(false),
+            extended_location_name: Some(String::new()),
+            ..AzureJson::default()
+        };
+        assert_eq!(refuse_unsupported(&quiet, &origin()), Ok(()));
+
+        let multi = AzureJson {
+            multiple_standard_load_balancer_configurations: Some(vec![
+                json!({"name": "kubernetes"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ]),
+            ..AzureJson::default()
+        };
+        let err = refuse_unsupported(&multi, &origin()).expect_err("multi-SLB");
+        assert!(matches!(
+            err,
+            ConfigError::NotSupported {
+                key: "multipleStandardLoadBalancerConfigurations",
+                ..
+            }
+        ));
+        let gateway = AzureJson {
+            service_gateway_enabled: Some(true),
+            ..AzureJson::default()
+        };
+        assert!(refuse_unsupported(&gateway, &origin()).is_err());
+    }
+
+    #[test]
+    fn every_refused_key_is_a_real_key() {
+        for (key, _) in NOT_SUPPORTED_YET {
+            assert!(crate::config::document::KEYS.contains(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn cross_key_rules() {
+        let with_imds = |doc: AzureJson| AzureJson {
+            use_instance_metadata: Some(true),
+            ..doc
+        };
+        let doc = with_imds(AzureJson {
+            disable_availability_set_nodes: Some(true),
+            vm_type: Some(VmType::Standard),
+            ..AzureJson::default()
+        });
+        let config = resolve(&doc, None, &origin()).expect("resolves");
+        assert!(validate(&config, &origin()).is_err());
+
+        let doc = with_imds(AzureJson {
+            disable_outbound_snat: Some(true),
+            load_balancer_sku: Some(LoadBalancerSku::Basic),
+            ..AzureJson::default()
+        });
+        let config = resolve(&doc, None, &origin()).expect("resolves");
+        assert!(validate(&config, &origin()).is_err());
+
+        let config = resolve(&AzureJson::default(), None, &origin()).expect("resolves");
+        let err = validate(&config, &origin()).expect_err("no credentials, no IMDS");
+        assert!(
+            err.to_string()
+                .contains("useInstanceMetadata must be enabled")
+        );
+        let config = resolve(&with_imds(AzureJson::default()), None, &origin()).expect("resolves");
+        assert_eq!(validate(&config, &origin()), Ok(()));
+    }
+}
