@@ -27,6 +27,8 @@
 //!   `overrideDefaultRateLimitConfig`).
 //!
 //! # Inferred or deliberately different (`[infer]`)
+//! - [infer] YAML 1.1 booleans (`yes`/`no`/`on`/`off`) read as booleans, as go-yaml v2 behind
+//!   `sigs.k8s.io/yaml` reads them (serde-saphyr's default).
 //! - [infer] Case folding is ASCII only; Go also folds U+212A (Kelvin) and U+017F (long s).
 //! - [infer] The per-client override list adds upstream azclient's `availabilitySetRateLimit`,
 //!   `privateLinkServiceRateLimit`, `natGatewayRateLimit` to the legacy list; other client keys

@@ -80,6 +80,17 @@ mod tests {
     }
 
     #[test]
+    fn yaml_1_1_booleans_are_booleans_as_in_go_yaml_v2() {
+        let decoded = parse_document(
+            "useInstanceMetadata: yes\ncloudProviderBackoff: off\n",
+            &origin(),
+        )
+        .expect("yaml 1.1 booleans");
+        assert_eq!(decoded.document.use_instance_metadata, Some(true));
+        assert_eq!(decoded.document.cloud_provider_backoff, Some(false));
+    }
+
+    #[test]
     fn empty_text_is_an_empty_document() {
         let decoded = parse_document("  \n", &origin()).expect("empty is fine");
         assert!(decoded.unknown_keys.is_empty());
