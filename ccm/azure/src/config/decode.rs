@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 use super::secret::{REDACTED, SecretString};
@@ -146,6 +147,29 @@ impl Decode for BTreeMap<String, String> {
     }
 }
 
+impl Decode for Vec<IpNet> {
+    fn decode(value: Value, key: &str, _: &mut Unknown) -> Result<Self, DecodeError> {
+        let Value::Array(items) = &value else {
+            return Err(mismatch(&value, key, "a list of CIDR prefixes"));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                item.as_str()
+                    .and_then(|text| text.parse::<IpNet>().ok())
+                    .ok_or_else(|| {
+                        mismatch(
+                            item,
+                            &format!("{key}[{index}]"),
+                            "a CIDR prefix such as 10.244.0.0/16",
+                        )
+                    })
+            })
+            .collect()
+    }
+}
+
 impl Decode for Vec<Map<String, Value>> {
     fn decode(value: Value, key: &str, _: &mut Unknown) -> Result<Self, DecodeError> {
         let Value::Array(items) = &value else {
@@ -219,6 +243,10 @@ macro_rules! config_object {
         $vis const $keys: &[&str] = &[$($key),*];
 
         impl $name {
+            /// Each key with the Rust type its value decodes to (for generators and docs).
+            pub const KEY_TYPES: &'static [(&'static str, &'static str)] =
+                &[$(($key, stringify!($ty))),*];
+
             /// Decodes an object, key by key; `prefix` is the dotted path of the object itself.
             pub fn decode_object(
                 object: serde_json::Map<String, serde_json::Value>,

@@ -366,6 +366,9 @@ pub fn resolve(
         list_vmss_virtual_machines_without_instance_view: doc
             .list_vmss_virtual_machines_without_instance_view
             .unwrap_or(false),
+        vmss_virtual_machine_cache_instance_view: doc
+            .vmss_virtual_machine_cache_instance_view
+            .unwrap_or(false),
     };
 
     let backoff_enabled = doc.cloud_provider_backoff.unwrap_or(false);

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 use super::decode::{Unknown, config_object};
@@ -54,6 +55,7 @@ config_object! {
         "aadFederatedTokenFile" => aad_federated_token_file: String,
         "useFederatedWorkloadIdentityExtension" => use_federated_workload_identity_extension: bool,
         "aadMSIDataPlaneIdentityPath" => aad_msi_data_plane_identity_path: String,
+        "auxiliaryTokenSecretURI" => auxiliary_token_secret_uri: String,
         "auxiliaryTokenProvider" => auxiliary_token_provider: AuxiliaryTokenProviderJson,
         "userAgent" => user_agent: String,
         "disableAzureStackCloud" => disable_azure_stack_cloud: bool,
@@ -102,6 +104,8 @@ config_object! {
         "privateLinkServiceResourceGroup" => private_link_service_resource_group: String,
         "enableIPTagMutationForExistingPublicIP" => enable_ip_tag_mutation_for_existing_public_ip: bool,
         "serviceGatewayEnabled" => service_gateway_enabled: bool,
+        "podCidrIPv4" => pod_cidrs_ipv4: Vec<IpNet>,
+        "podCidrIPv6" => pod_cidrs_ipv6: Vec<IpNet>,
         // routes
         "routeUpdateIntervalInSeconds" => route_update_interval_in_seconds: i64,
         "routeUpdateWaitingInSeconds" => route_update_waiting_in_seconds: i64,
@@ -120,6 +124,7 @@ config_object! {
         "nonVmssUniformNodesCacheTTLInSeconds" => non_vmss_uniform_nodes_cache_ttl_in_seconds: i64,
         "disableAPICallCache" => disable_api_call_cache: bool,
         "listVmssVirtualMachinesWithoutInstanceView" => list_vmss_virtual_machines_without_instance_view: bool,
+        "vmssVirtualMachineCacheInstanceView" => vmss_virtual_machine_cache_instance_view: bool,
         // backoff
         "cloudProviderBackoff" => cloud_provider_backoff: bool,
         "cloudProviderBackoffRetries" => cloud_provider_backoff_retries: i64,

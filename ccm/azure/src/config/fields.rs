@@ -222,6 +222,8 @@ pub struct CacheSettings {
     pub disable_api_call_cache: bool,
     /// `listVmssVirtualMachinesWithoutInstanceView`.
     pub list_vmss_virtual_machines_without_instance_view: bool,
+    /// `vmssVirtualMachineCacheInstanceView` (the older spelling of the instance-view switch).
+    pub vmss_virtual_machine_cache_instance_view: bool,
 }
 
 /// `cloudProviderBackoff*`: the provider's own retry schedule.

@@ -4,48 +4,61 @@
 //!
 //! Pipeline (one file per step): [`text`] (JSON/YAML to a value) → [`decode`]/[`document`]
 //! (canonical keys, typed values, unknown keys collected) → [`sources`] (`cloudConfigType`
-//! precedence) → [`env`] (`AZURE_*`) → [`validate::refuse_unsupported`] → [`defaults`] →
+//! precedence) → [`env`](mod@env) (`AZURE_*`) → [`validate::refuse_unsupported`] → [`defaults`] →
 //! [`validate::validate`]. [`load`] runs it all.
 //!
-//! # Verified behaviour (source: anchor-ccm.md §2 and §6.3/6.4, from cloud-provider-azure's
-//! `pkg/provider/config`, `pkg/azclient` and `pkg/provider/azure.go`)
+//! # Verified behaviour (sources: anchor-ccm.md §2 and §6.3/6.4, and these files of
+//! kubernetes-sigs/cloud-provider-azure read for this module)
 //! - Keys and their code defaults (`loadBalancerSku` standard, `vmType` vmss, backend pools
 //!   `nodeIPConfiguration`, cache TTLs, route batching 30 s/30 s, probe port 10256 `/healthz`,
 //!   `maximumLoadBalancerRuleCount` 250, `excludeMasterFromStandardLB` true, backoff 6/1.5/5 s/1.0
-//!   when on and 1 attempt when off); `resourceGroup` lower-cased.
-//! - Keys match case-insensitively (Go `encoding/json`), so `cloudProviderRatelimit` works.
-//! - `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_FEDERATED_TOKEN_FILE` (forces workload
-//!   identity), `AZURE_CLIENT_SECRET`, `AZURE_ENVIRONMENT_FILEPATH`.
-//! - Secret `kube-system/azure-cloud-provider` key `cloud-config`; `cloudConfigType`
-//!   file|secret|merge, default merge.
-//! - Validations: `disableAvailabilitySetNodes` needs vmType vmss; `disableOutboundSNAT` needs the
-//!   standard SKU; no credentials requires `useInstanceMetadata`; unknown enum values refused.
+//!   when on and 1 attempt when off). The key set follows `pkg/provider/config/azure.go`
+//!   (including `podCidrIPv4`/`podCidrIPv6`), `azure_cache.go` (including
+//!   `vmssVirtualMachineCacheInstanceView`) and `pkg/azclient/auth_conf.go` (including
+//!   `auxiliaryTokenSecretURI`).
+//! - Keys match case-insensitively (Go `encoding/json` behind `sigs.k8s.io/yaml`), so
+//!   `cloudProviderRatelimit` works.
+//! - `pkg/provider/config/env.go` `ParseConfig`: `resourceGroup` lower-cased; non-empty
+//!   `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_FEDERATED_TOKEN_FILE` (also forcing
+//!   `useFederatedWorkloadIdentityExtension`) override the file; `pkg/azclient/auth_conf.go`:
+//!   non-empty `AZURE_CLIENT_SECRET` overrides `aadClientSecret`.
+//! - `pkg/azclient/configloader/load.go`: `cloudConfigType` is read from the file (default
+//!   merge, compared case-insensitively); `file` = file only, `secret` = the Secret only,
+//!   otherwise the Secret's keys overlay the file's. Secret `kube-system/azure-cloud-provider`
+//!   key `cloud-config` (anchor-ccm.md §2.1).
+//! - `pkg/azclient/config.go`: cloud names `AZURECHINACLOUD`, `AZURECLOUD`, `AZUREPUBLICCLOUD`,
+//!   `AZUREUSGOVERNMENT`, `AZUREUSGOVERNMENTCLOUD` (upper-cased before lookup), empty = public, any
+//!   other name an error (`ConfigNotFoundError`); `AZURESTACKCLOUD` per anchor-ccm.md §6.4.
+//! - Validations (anchor-ccm.md §2.2 end): `disableAvailabilitySetNodes` needs vmType vmss;
+//!   `disableOutboundSNAT` needs the standard SKU; no credentials requires
+//!   `useInstanceMetadata` (message as upstream's); unknown enum values refused.
 //! - Rate limits: read QPS/bucket default to 1/5 when zero, write falls back to read; a per-client
 //!   object that is absent takes the defaults, one with `cloudProviderRateLimit: false` disables
 //!   that client, otherwise its zero fields are filled from the defaults (kubernetes/kubernetes
 //!   legacy-cloud-providers `azure_ratelimit.go`, `InitializeCloudProviderRateLimitConfig` and
 //!   `overrideDefaultRateLimitConfig`).
 //!
-//! # Inferred or deliberately different (`[infer]`)
+//! # Inferred or deliberately different
 //! - [infer] YAML 1.1 booleans (`yes`/`no`/`on`/`off`) read as booleans, as go-yaml v2 behind
 //!   `sigs.k8s.io/yaml` reads them (serde-saphyr's default).
 //! - [infer] Case folding is ASCII only; Go also folds U+212A (Kelvin) and U+017F (long s).
-//! - [infer] The per-client override list adds upstream azclient's `availabilitySetRateLimit`,
-//!   `privateLinkServiceRateLimit`, `natGatewayRateLimit` to the legacy list; other client keys
-//!   are reported as unknown.
-//! - [infer] An empty `AZURE_*` variable is treated as unset; the variables override the file
-//!   unconditionally when set.
-//! - [infer] `cloudConfigType` is read from the file; with only one source it is not consulted.
-//! - Deliberate: upstream maps an unknown `cloud` to the public cloud and an unknown `vmType` to
-//!   availability sets; we refuse unknown values of every closed-set key, listing the accepted
-//!   ones, because a typo there silently changes node identities.
+//! - [infer] The per-client override list is the legacy provider's plus azclient's
+//!   `availabilitySetRateLimit`, `privateLinkServiceRateLimit`, `natGatewayRateLimit`; other
+//!   client keys are reported as unknown.
+//! - [infer] With only one source, `cloudConfigType` is not consulted (upstream's CCM binary
+//!   never combines the two, anchor-ccm.md §2.1).
+//! - Deliberate: an unknown value of any closed-set key (`cloud`, `vmType`, `loadBalancerSku`,
+//!   pool type, probe mode, `cloudConfigType`, `identitySystem`,
+//!   `preConfiguredBackendPoolLoadBalancerTypes`) is an error listing the accepted values, as
+//!   azclient does for `cloud`; [infer] the legacy provider instead fell back (unknown `cloud` to
+//!   public, unknown `vmType` to availability sets), which silently changes node identities.
 //! - Deliberate: negative TTLs/intervals/counts, a probe port outside 1–65535, and malformed
 //!   `tags` pairs are errors (upstream accepts or skips them).
 //! - [infer] `tags` keys keep their case and `tagsMap` wins on a shared key.
 //! - [infer] The backoff exponent/duration/jitter defaults apply even when backoff is off (they
 //!   are then unused, since one attempt is made).
 //! - Keys in [`validate::NOT_SUPPORTED_YET`] are refused with "not supported yet" when they ask
-//!   for their feature.
+//!   for their feature; with their default or empty value they are accepted.
 
 pub mod decode;
 pub mod defaults;

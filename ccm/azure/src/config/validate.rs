@@ -10,52 +10,80 @@ use super::error::ConfigError;
 use super::fields::Config;
 use super::origin::Origin;
 
-/// Keys we parse but refuse when they request their feature, with the feature's name. A later
-/// issue that implements a feature removes its entry here.
-pub const NOT_SUPPORTED_YET: &[(&str, &str)] = &[
-    (
-        "multipleStandardLoadBalancerConfigurations",
-        "multiple standard load balancers",
-    ),
-    ("serviceGatewayEnabled", "ServiceGateway"),
-    ("loadBalancerSku", "ServiceGateway (sku `service`)"),
-    (
-        "loadBalancerBackendPoolConfigurationType",
-        "ServiceGateway pod-IP backend pools",
-    ),
-    (
-        "enableMigrateToIPBasedBackendPoolAPI",
-        "backend pool migration to IP-based pools",
-    ),
-    (
-        "aadMSIDataPlaneIdentityPath",
-        "MSI data-plane identity file credentials",
-    ),
-    (
-        "auxiliaryTokenProvider",
-        "Key Vault auxiliary token for cross-tenant managed identity",
-    ),
-    (
-        "identitySystem",
-        "ADFS identity (Azure Stack Hub disconnected)",
-    ),
-    ("extendedLocationName", "edge zones (extended locations)"),
-    ("extendedLocationType", "edge zones (extended locations)"),
-];
-
-fn feature(key: &'static str) -> &'static str {
-    NOT_SUPPORTED_YET
-        .iter()
-        .find(|(name, _)| *name == key)
-        .map_or("unknown feature", |(_, feature)| feature)
+/// A key we parse but refuse when it requests its feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsupported {
+    /// Canonical key.
+    pub key: &'static str,
+    /// The feature the key turns on.
+    pub feature: &'static str,
 }
 
-fn refuse(origin: &Origin, key: &'static str, value: Value) -> ConfigError {
+const fn unsupported(key: &'static str, feature: &'static str) -> Unsupported {
+    Unsupported { key, feature }
+}
+
+const MULTI_SLB: Unsupported = unsupported(
+    "multipleStandardLoadBalancerConfigurations",
+    "multiple standard load balancers",
+);
+const SERVICE_GATEWAY: Unsupported = unsupported("serviceGatewayEnabled", "ServiceGateway");
+const SERVICE_SKU: Unsupported = unsupported("loadBalancerSku", "ServiceGateway (sku `service`)");
+const POD_IP_POOLS: Unsupported = unsupported(
+    "loadBalancerBackendPoolConfigurationType",
+    "ServiceGateway pod-IP backend pools",
+);
+const POOL_MIGRATION: Unsupported = unsupported(
+    "enableMigrateToIPBasedBackendPoolAPI",
+    "backend pool migration to IP-based pools",
+);
+const MSI_DATA_PLANE: Unsupported = unsupported(
+    "aadMSIDataPlaneIdentityPath",
+    "MSI data-plane identity file credentials",
+);
+const AUX_TOKEN_PROVIDER: Unsupported = unsupported(
+    "auxiliaryTokenProvider",
+    "Key Vault auxiliary token for cross-tenant managed identity",
+);
+const AUX_TOKEN_URI: Unsupported = unsupported(
+    "auxiliaryTokenSecretURI",
+    "Key Vault auxiliary token for cross-tenant managed identity",
+);
+const POD_CIDRS_V4: Unsupported = unsupported("podCidrIPv4", "pod CIDR security rules");
+const POD_CIDRS_V6: Unsupported = unsupported("podCidrIPv6", "pod CIDR security rules");
+const ADFS: Unsupported = unsupported(
+    "identitySystem",
+    "ADFS identity (Azure Stack Hub disconnected)",
+);
+const EDGE_ZONE_NAME: Unsupported =
+    unsupported("extendedLocationName", "edge zones (extended locations)");
+const EDGE_ZONE_TYPE: Unsupported =
+    unsupported("extendedLocationType", "edge zones (extended locations)");
+
+/// Every key refused while its feature is missing; a later issue that implements a feature
+/// removes its entry (and its check below).
+pub const NOT_SUPPORTED_YET: &[Unsupported] = &[
+    MULTI_SLB,
+    SERVICE_GATEWAY,
+    SERVICE_SKU,
+    POD_IP_POOLS,
+    POOL_MIGRATION,
+    MSI_DATA_PLANE,
+    AUX_TOKEN_PROVIDER,
+    AUX_TOKEN_URI,
+    POD_CIDRS_V4,
+    POD_CIDRS_V6,
+    ADFS,
+    EDGE_ZONE_NAME,
+    EDGE_ZONE_TYPE,
+];
+
+fn refuse(origin: &Origin, what: Unsupported, value: Value) -> ConfigError {
     ConfigError::NotSupported {
         origin: Box::new(origin.clone()),
-        key,
+        key: what.key,
         value: render(&value),
-        feature: feature(key),
+        feature: what.feature,
     }
 }
 
@@ -71,59 +99,59 @@ pub fn refuse_unsupported(doc: &AzureJson, origin: &Origin) -> Result<(), Config
             .iter()
             .map(|entry| entry.get("name").cloned().unwrap_or(Value::Null))
             .collect();
-        return Err(refuse(
-            origin,
-            "multipleStandardLoadBalancerConfigurations",
-            Value::Array(names),
-        ));
+        return Err(refuse(origin, MULTI_SLB, Value::Array(names)));
     }
     if doc.service_gateway_enabled == Some(true) {
-        return Err(refuse(origin, "serviceGatewayEnabled", Value::Bool(true)));
+        return Err(refuse(origin, SERVICE_GATEWAY, Value::Bool(true)));
     }
     if doc.load_balancer_sku == Some(LoadBalancerSku::Service) {
-        return Err(refuse(origin, "loadBalancerSku", "service".into()));
+        return Err(refuse(origin, SERVICE_SKU, "service".into()));
     }
     if doc.load_balancer_backend_pool_configuration_type == Some(BackendPoolType::PodIp) {
-        return Err(refuse(
-            origin,
-            "loadBalancerBackendPoolConfigurationType",
-            "podIP".into(),
-        ));
+        return Err(refuse(origin, POD_IP_POOLS, "podIP".into()));
     }
     if doc.enable_migrate_to_ip_based_backend_pool_api == Some(true) {
-        return Err(refuse(
-            origin,
-            "enableMigrateToIPBasedBackendPoolAPI",
-            Value::Bool(true),
-        ));
+        return Err(refuse(origin, POOL_MIGRATION, Value::Bool(true)));
     }
     if let Some(path) = doc
         .aad_msi_data_plane_identity_path
         .as_ref()
         .filter(|path| !path.is_empty())
     {
-        return Err(refuse(
-            origin,
-            "aadMSIDataPlaneIdentityPath",
-            path.as_str().into(),
-        ));
+        return Err(refuse(origin, MSI_DATA_PLANE, path.as_str().into()));
     }
     if let Some(aux) = &doc.auxiliary_token_provider {
         let vault = aux.vault_name.clone().unwrap_or_default();
         if !vault.is_empty() || aux.secret_name.as_ref().is_some_and(|s| !s.is_empty()) {
             return Err(refuse(
                 origin,
-                "auxiliaryTokenProvider",
+                AUX_TOKEN_PROVIDER,
                 serde_json::json!({ "vaultName": vault }),
             ));
         }
     }
+    if let Some(uri) = doc
+        .auxiliary_token_secret_uri
+        .as_ref()
+        .filter(|uri| !uri.is_empty())
+    {
+        return Err(refuse(origin, AUX_TOKEN_URI, uri.as_str().into()));
+    }
+    for (key, cidrs) in [
+        (POD_CIDRS_V4, &doc.pod_cidrs_ipv4),
+        (POD_CIDRS_V6, &doc.pod_cidrs_ipv6),
+    ] {
+        if let Some(cidrs) = cidrs.as_ref().filter(|cidrs| !cidrs.is_empty()) {
+            let listed: Vec<Value> = cidrs.iter().map(|cidr| cidr.to_string().into()).collect();
+            return Err(refuse(origin, key, Value::Array(listed)));
+        }
+    }
     if doc.identity_system == Some(IdentitySystem::Adfs) {
-        return Err(refuse(origin, "identitySystem", "adfs".into()));
+        return Err(refuse(origin, ADFS, "adfs".into()));
     }
     for (key, value) in [
-        ("extendedLocationName", &doc.extended_location_name),
-        ("extendedLocationType", &doc.extended_location_type),
+        (EDGE_ZONE_NAME, &doc.extended_location_name),
+        (EDGE_ZONE_TYPE, &doc.extended_location_type),
     ] {
         if let Some(value) = value.as_ref().filter(|value| !value.is_empty()) {
             return Err(refuse(origin, key, value.as_str().into()));
@@ -223,8 +251,12 @@ mod tests {
 
     #[test]
     fn every_refused_key_is_a_real_key() {
-        for (key, _) in NOT_SUPPORTED_YET {
-            assert!(crate::config::document::KEYS.contains(key), "{key}");
+        for what in NOT_SUPPORTED_YET {
+            assert!(
+                crate::config::document::KEYS.contains(&what.key),
+                "{}",
+                what.key
+            );
         }
     }
 

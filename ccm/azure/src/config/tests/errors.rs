@@ -57,6 +57,23 @@ fn error_messages() {
             r#"{"disableOutboundSNAT": true, "loadBalancerSku": "basic", "useInstanceMetadata": true}"#,
         ),
         ("no_credentials", r#"{"resourceGroup": "rg"}"#),
+        (
+            "bad_cidr",
+            r#"{"podCidrIPv4": ["10.244.0.0/16", "10.300.0.0/16"]}"#,
+        ),
+        (
+            "pod_cidrs",
+            r#"{"podCidrIPv4": ["10.244.0.0/16"], "useInstanceMetadata": true}"#,
+        ),
+        (
+            "aux_token_uri",
+            r#"{"auxiliaryTokenSecretURI": "https://kv.vault.azure.net/secrets/t", "useInstanceMetadata": true}"#,
+        ),
+        (
+            "adfs",
+            r#"{"identitySystem": "ADFS", "useInstanceMetadata": true}"#,
+        ),
+        ("yaml_position", "vmType: vmss\n  bad: [\n"),
     ];
     let rendered: Vec<String> = cases
         .iter()
