@@ -283,8 +283,10 @@ pub fn resolve(
         sku,
         name: optional(&doc.load_balancer_name),
         resource_group: or_resource_group(&doc.load_balancer_resource_group, &resource_group),
-        // Upstream defaults it to true, and only the standard SKU reads it.
-        exclude_master_from_standard_lb: doc.exclude_master_from_standard_lb.unwrap_or(true),
+        // `setLBDefaults`: true by default for the standard SKU only (other SKUs never read it).
+        exclude_master_from_standard_lb: doc
+            .exclude_master_from_standard_lb
+            .unwrap_or(sku == LoadBalancerSku::Standard),
         disable_outbound_snat: doc.disable_outbound_snat.unwrap_or(false),
         maximum_rule_count,
         backend_pool_type: doc

@@ -89,16 +89,17 @@ pub enum CredentialKind {
 }
 
 impl Identity {
-    /// The credential upstream would pick (first match wins), `None` when nothing is configured.
+    /// The credential upstream would pick (first match wins, as `GetServicePrincipalToken`
+    /// checks: the workload-identity switch, the MSI switch, a non-empty secret, a non-empty
+    /// certificate path), `None` when nothing is configured.
     pub fn credential_kind(&self) -> Option<CredentialKind> {
-        if self.use_federated_workload_identity_extension && self.aad_federated_token_file.is_some()
-        {
+        if self.use_federated_workload_identity_extension {
             Some(CredentialKind::WorkloadIdentity)
         } else if self.use_managed_identity_extension {
             Some(CredentialKind::ManagedIdentity)
-        } else if !self.aad_client_secret.is_empty() && !self.aad_client_id.is_empty() {
+        } else if !self.aad_client_secret.is_empty() {
             Some(CredentialKind::ClientSecret)
-        } else if self.aad_client_cert_path.is_some() && !self.aad_client_id.is_empty() {
+        } else if self.aad_client_cert_path.is_some() {
             Some(CredentialKind::ClientCertificate)
         } else {
             None
@@ -222,7 +223,7 @@ pub struct CacheSettings {
     pub disable_api_call_cache: bool,
     /// `listVmssVirtualMachinesWithoutInstanceView`.
     pub list_vmss_virtual_machines_without_instance_view: bool,
-    /// `vmssVirtualMachineCacheInstanceView` (the older spelling of the instance-view switch).
+    /// `vmssVirtualMachineCacheInstanceView`.
     pub vmss_virtual_machine_cache_instance_view: bool,
 }
 

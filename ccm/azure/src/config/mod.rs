@@ -29,9 +29,14 @@
 //! - `pkg/azclient/config.go`: cloud names `AZURECHINACLOUD`, `AZURECLOUD`, `AZUREPUBLICCLOUD`,
 //!   `AZUREUSGOVERNMENT`, `AZUREUSGOVERNMENTCLOUD` (upper-cased before lookup), empty = public, any
 //!   other name an error (`ConfigNotFoundError`); `AZURESTACKCLOUD` per anchor-ccm.md §6.4.
-//! - Validations (anchor-ccm.md §2.2 end): `disableAvailabilitySetNodes` needs vmType vmss;
-//!   `disableOutboundSNAT` needs the standard SKU; no credentials requires
-//!   `useInstanceMetadata` (message as upstream's); unknown enum values refused.
+//! - Validations (`pkg/provider/azure.go` `InitializeCloudFromConfig` and `setLBDefaults`):
+//!   `disableAvailabilitySetNodes` needs vmType vmss; `disableOutboundSNAT` needs the standard
+//!   SKU; unknown `cloudConfigType`, pool type and probe mode values are refused; with no
+//!   credential (none of the workload-identity switch, the MSI switch, a client secret, a
+//!   certificate path) a config from the Secret is refused ("no credentials provided for Azure
+//!   cloud provider") and a file config is refused only when `cloudConfigType` is `file` and
+//!   `useInstanceMetadata` is off. `excludeMasterFromStandardLB` defaults to true for the
+//!   standard SKU only; `maximumLoadBalancerRuleCount` 0 means 250.
 //! - Rate limits: read QPS/bucket default to 1/5 when zero, write falls back to read; a per-client
 //!   object that is absent takes the defaults, one with `cloudProviderRateLimit: false` disables
 //!   that client, otherwise its zero fields are filled from the defaults (kubernetes/kubernetes
@@ -49,9 +54,15 @@
 //!   never combines the two, anchor-ccm.md §2.1).
 //! - Deliberate: an unknown value of any closed-set key (`cloud`, `vmType`, `loadBalancerSku`,
 //!   pool type, probe mode, `cloudConfigType`, `identitySystem`,
-//!   `preConfiguredBackendPoolLoadBalancerTypes`) is an error listing the accepted values, as
-//!   azclient does for `cloud`; [infer] the legacy provider instead fell back (unknown `cloud` to
-//!   public, unknown `vmType` to availability sets), which silently changes node identities.
+//!   `preConfiguredBackendPoolLoadBalancerTypes`) is an error listing the accepted values.
+//!   Upstream also refuses unknown `cloud` names (autorest/azclient lookups), pool types and
+//!   probe modes, but treats any `vmType` other than vmss/vmssflex as availability sets, which
+//!   silently changes node identities; with `resourceManagerEndpoint` set upstream takes any
+//!   `cloud` name as a label, we still require a known one.
+//! - Deliberate: closed-set values match in any case; upstream compares `cloudConfigType` with
+//!   exact case in `InitializeCloudFromConfig` (so `File` fails there).
+//! - Deliberate: `loadBalancerBackendPoolConfigurationType: podIP` is refused as not supported
+//!   yet; upstream's legacy path silently treats it as `nodeIPConfiguration`.
 //! - Deliberate: negative TTLs/intervals/counts, a probe port outside 1–65535, and malformed
 //!   `tags` pairs are errors (upstream accepts or skips them).
 //! - [infer] `tags` keys keep their case and `tagsMap` wins on a shared key.

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::decode::render;
 use super::document::AzureJson;
-use super::enums::{BackendPoolType, IdentitySystem, LoadBalancerSku, VmType};
+use super::enums::{BackendPoolType, CloudConfigType, IdentitySystem, LoadBalancerSku, VmType};
 use super::error::ConfigError;
 use super::fields::Config;
 use super::origin::Origin;
@@ -168,15 +168,16 @@ fn inconsistent(origin: &Origin, keys: Vec<&'static str>, message: &str) -> Conf
     }
 }
 
-/// Upstream's cross-key validations on the resolved config. (Unknown `cloudConfigType`, pool type
-/// and probe mode values are already refused while decoding; the ServiceGateway and multi-SLB
-/// rules are moot while those features are refused.)
+/// Upstream's cross-key validations on the resolved config (`InitializeCloudFromConfig`,
+/// `setLBDefaults`). Unknown `cloudConfigType`, pool type and probe mode values are already
+/// refused while decoding; the ServiceGateway and multi-SLB rules are moot while those features
+/// are refused.
 pub fn validate(config: &Config, origin: &Origin) -> Result<(), ConfigError> {
     if config.cluster.disable_availability_set_nodes && config.cluster.vm_type != VmType::Vmss {
         return Err(inconsistent(
             origin,
             vec!["disableAvailabilitySetNodes", "vmType"],
-            "disableAvailabilitySetNodes is only supported when vmType is vmss",
+            "disableAvailabilitySetNodes is only supported when vmType is 'vmss'",
         ));
     }
     if config.load_balancer.disable_outbound_snat
@@ -185,22 +186,37 @@ pub fn validate(config: &Config, origin: &Origin) -> Result<(), ConfigError> {
         return Err(inconsistent(
             origin,
             vec!["disableOutboundSNAT", "loadBalancerSku"],
-            "disableOutboundSNAT is only supported with the standard load balancer SKU",
+            "disableOutboundSNAT should only be set when loadBalancerSku is standard",
         ));
     }
-    if config.identity.credential_kind().is_none() && !config.cluster.use_instance_metadata {
-        return Err(inconsistent(
-            origin,
-            vec![
-                "useInstanceMetadata",
-                "aadClientId",
-                "aadClientSecret",
-                "aadClientCertPath",
-                "useManagedIdentityExtension",
-                "aadFederatedTokenFile",
-            ],
-            "useInstanceMetadata must be enabled without Azure credentials",
-        ));
+    if config.identity.credential_kind().is_none() {
+        let credential_keys = vec![
+            "useFederatedWorkloadIdentityExtension",
+            "useManagedIdentityExtension",
+            "aadClientSecret",
+            "aadClientCertPath",
+        ];
+        // A config read from the Secret is the controller-manager's: it must have credentials.
+        if matches!(origin, Origin::Secret { .. }) {
+            return Err(inconsistent(
+                origin,
+                credential_keys,
+                "no credentials provided for Azure cloud provider",
+            ));
+        }
+        // Without credentials only the node-local IMDS path works; upstream enforces that only
+        // when the file is declared the sole source.
+        if !config.cluster.use_instance_metadata
+            && config.source.cloud_config_type == CloudConfigType::File
+        {
+            let mut keys = credential_keys;
+            keys.extend(["useInstanceMetadata", "cloudConfigType"]);
+            return Err(inconsistent(
+                origin,
+                keys,
+                "useInstanceMetadata must be enabled without Azure credentials",
+            ));
+        }
     }
     Ok(())
 }
@@ -282,12 +298,25 @@ mod tests {
         let config = resolve(&doc, None, &origin()).expect("resolves");
         assert!(validate(&config, &origin()).is_err());
 
+        // No credentials: fine by default (merge), refused when the file is the declared sole
+        // source without IMDS, and always refused when the config came from the Secret.
         let config = resolve(&AzureJson::default(), None, &origin()).expect("resolves");
-        let err = validate(&config, &origin()).expect_err("no credentials, no IMDS");
+        assert_eq!(validate(&config, &origin()), Ok(()));
+        let file_only = AzureJson {
+            cloud_config_type: Some(CloudConfigType::File),
+            ..AzureJson::default()
+        };
+        let config = resolve(&file_only, None, &origin()).expect("resolves");
+        let err = validate(&config, &origin()).expect_err("file only, no credentials, no IMDS");
         assert!(
             err.to_string()
                 .contains("useInstanceMetadata must be enabled")
         );
+        let config = resolve(&with_imds(file_only), None, &origin()).expect("resolves");
+        assert_eq!(validate(&config, &origin()), Ok(()));
+        let config = resolve(&with_imds(AzureJson::default()), None, &origin()).expect("resolves");
+        let err = validate(&config, &Origin::default_secret()).expect_err("secret needs creds");
+        assert!(err.to_string().contains("no credentials provided"), "{err}");
         let config = resolve(&with_imds(AzureJson::default()), None, &origin()).expect("resolves");
         assert_eq!(validate(&config, &origin()), Ok(()));
     }

@@ -56,7 +56,10 @@ fn error_messages() {
             "snat_with_basic",
             r#"{"disableOutboundSNAT": true, "loadBalancerSku": "basic", "useInstanceMetadata": true}"#,
         ),
-        ("no_credentials", r#"{"resourceGroup": "rg"}"#),
+        (
+            "no_credentials",
+            r#"{"resourceGroup": "rg", "cloudConfigType": "file"}"#,
+        ),
         (
             "bad_cidr",
             r#"{"podCidrIPv4": ["10.244.0.0/16", "10.300.0.0/16"]}"#,
