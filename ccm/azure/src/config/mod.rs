@@ -105,8 +105,9 @@ pub use secret::SecretString;
 pub use sources::SourceText;
 
 /// Everything [`load`] reads: the sources' text and the environment (as a map, so callers and
-/// tests decide what the environment is).
-#[derive(Debug, Clone, Default)]
+/// tests decide what the environment is). `Debug` prints neither document text nor environment
+/// values (`AZURE_CLIENT_SECRET` is one).
+#[derive(Clone, Default)]
 pub struct Inputs<'a> {
     /// The `--cloud-config` file, if any.
     pub file: Option<SourceText<'a>>,
@@ -114,6 +115,16 @@ pub struct Inputs<'a> {
     pub secret: Option<SourceText<'a>>,
     /// The process environment (only `AZURE_*` keys are read).
     pub env: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for Inputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inputs")
+            .field("file", &self.file)
+            .field("secret", &self.secret)
+            .field("env_names", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 /// A loaded configuration and the unknown keys the binary should warn about.

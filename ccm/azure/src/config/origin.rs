@@ -24,8 +24,6 @@ pub enum Origin {
         /// Data key.
         key: String,
     },
-    /// `AZURE_*` environment variables applied on top of the document.
-    Environment,
     /// The file overlaid with the Secret (`cloudConfigType: merge`).
     Merged(Box<Origin>, Box<Origin>),
 }
@@ -50,7 +48,6 @@ impl fmt::Display for Origin {
                 name,
                 key,
             } => write!(f, "cloud config Secret {namespace}/{name} key {key}"),
-            Origin::Environment => write!(f, "AZURE_* environment"),
             Origin::Merged(below, above) => write!(f, "{below} merged with {above}"),
         }
     }

@@ -7,13 +7,23 @@ use super::error::ConfigError;
 use super::origin::Origin;
 use super::text::parse_document;
 
-/// One source's text, with where it came from.
-#[derive(Debug, Clone, Copy)]
+/// One source's text, with where it came from. `Debug` prints the origin and the length only:
+/// the text holds secrets.
+#[derive(Clone, Copy)]
 pub struct SourceText<'a> {
     /// The source, printed in errors.
     pub origin: &'a Origin,
     /// Its JSON or YAML content.
     pub text: &'a str,
+}
+
+impl std::fmt::Debug for SourceText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceText")
+            .field("origin", self.origin)
+            .field("text_bytes", &self.text.len())
+            .finish()
+    }
 }
 
 /// The selected (possibly merged) document, its origin and every unknown key seen.

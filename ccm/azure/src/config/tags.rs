@@ -62,7 +62,7 @@ mod tests {
         let tags = parse_tags(
             Some(" team = core , env=prod"),
             Some(&map),
-            &Origin::Environment,
+            &Origin::File("azure.json".into()),
         )
         .expect("parses");
         assert_eq!(tags["team"], "net");
@@ -71,7 +71,8 @@ mod tests {
 
     #[test]
     fn a_malformed_pair_is_refused() {
-        let err = parse_tags(Some("a=b,c"), None, &Origin::Environment).expect_err("no =");
+        let err =
+            parse_tags(Some("a=b,c"), None, &Origin::File("azure.json".into())).expect_err("no =");
         assert!(
             err.to_string()
                 .contains("key `tags` has invalid value \"c\""),

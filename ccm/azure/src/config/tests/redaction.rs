@@ -50,3 +50,24 @@ fn errors_about_secret_keys_do_not_quote_them() {
     assert!(!err.to_string().contains(SECRETS[0]), "{err}");
     assert!(!format!("{err:?}").contains(SECRETS[0]), "{err:?}");
 }
+
+#[test]
+fn debug_of_the_inputs_does_not_print_the_documents() {
+    let text = format!(r#"{{"aadClientSecret": "{}"}}"#, SECRETS[0]);
+    let origin = crate::config::Origin::default_secret();
+    let inputs = crate::config::Inputs {
+        file: None,
+        secret: Some(crate::config::SourceText {
+            origin: &origin,
+            text: &text,
+        }),
+        env: [("AZURE_CLIENT_SECRET".to_string(), SECRETS[2].to_string())].into(),
+    };
+    let debug = format!("{inputs:?}");
+    for secret in SECRETS {
+        assert!(
+            !debug.contains(secret),
+            "Debug of inputs leaks {secret}: {debug}"
+        );
+    }
+}
