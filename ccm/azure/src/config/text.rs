@@ -24,7 +24,16 @@ pub fn parse_document(text: &str, origin: &Origin) -> Result<Decoded, ConfigErro
     })
 }
 
+/// Parses the text; a document that is `null` (empty, comments only, `~`) is an empty map, as Go's
+/// decoder leaves the struct untouched for `null`.
 fn parse_value(text: &str, origin: &Origin) -> Result<Value, ConfigError> {
+    match parse_any(text, origin)? {
+        Value::Null => Ok(Value::Object(serde_json::Map::new())),
+        value => Ok(value),
+    }
+}
+
+fn parse_any(text: &str, origin: &Origin) -> Result<Value, ConfigError> {
     let syntax = |message: String| ConfigError::Syntax {
         origin: Box::new(origin.clone()),
         message,
@@ -92,7 +101,9 @@ mod tests {
 
     #[test]
     fn empty_text_is_an_empty_document() {
-        let decoded = parse_document("  \n", &origin()).expect("empty is fine");
-        assert!(decoded.unknown_keys.is_empty());
+        for text in ["  \n", "# only a comment\n", "---\n", "null", "~\n"] {
+            let decoded = parse_document(text, &origin()).expect("an empty document is fine");
+            assert!(decoded.unknown_keys.is_empty(), "{text:?}");
+        }
     }
 }
