@@ -44,43 +44,33 @@ pub fn select(
     file: Option<SourceText<'_>>,
     secret: Option<SourceText<'_>>,
 ) -> Result<Selected, ConfigError> {
-    let file = file
-        .map(|source| {
-            Ok::<_, ConfigError>((source.origin, parse_document(source.text, source.origin)?))
-        })
-        .transpose()?;
-    let (file_origin, file_doc) = match file {
-        None => {
-            let Some(secret) = secret else {
-                return Err(ConfigError::NoSource);
-            };
-            let decoded = parse_document(secret.text, secret.origin)?;
-            return Ok(selected(decoded, secret.origin.clone()));
-        }
-        Some(file) => file,
+    let Some(file) = file else {
+        let secret = secret.ok_or(ConfigError::NoSource)?;
+        let decoded = parse_document(secret.text, secret.origin)?;
+        return Ok(selected(decoded, secret.origin.clone()));
     };
+    let file_doc = parse_document(file.text, file.origin)?;
     let mode = file_doc
         .document
         .cloud_config_type
         .unwrap_or(CloudConfigType::Merge);
-    let Some(secret) = secret.filter(|_| mode != CloudConfigType::File) else {
-        return Ok(selected(file_doc, file_origin.clone()));
+    let secret = match secret {
+        Some(secret) if mode != CloudConfigType::File => secret,
+        _ => return Ok(selected(file_doc, file.origin.clone())),
     };
     let secret_doc = parse_document(secret.text, secret.origin)?;
-    Ok(match mode {
-        CloudConfigType::Secret => selected(secret_doc, secret.origin.clone()),
-        CloudConfigType::Merge | CloudConfigType::File => {
-            let mut unknown_keys = file_doc.unknown_keys;
-            unknown_keys.extend(secret_doc.unknown_keys);
-            Selected {
-                document: file_doc.document.overlay(secret_doc.document),
-                origin: Origin::Merged(
-                    Box::new(file_origin.clone()),
-                    Box::new(secret.origin.clone()),
-                ),
-                unknown_keys,
-            }
-        }
+    if mode == CloudConfigType::Secret {
+        return Ok(selected(secret_doc, secret.origin.clone()));
+    }
+    let mut unknown_keys = file_doc.unknown_keys;
+    unknown_keys.extend(secret_doc.unknown_keys);
+    Ok(Selected {
+        document: file_doc.document.overlay(secret_doc.document),
+        origin: Origin::Merged(
+            Box::new(file.origin.clone()),
+            Box::new(secret.origin.clone()),
+        ),
+        unknown_keys,
     })
 }
 
