@@ -1,3 +1,7 @@
-//! Azure cloud provider: the library behind `cloud-controller-manager` and `cloud-node-manager`.
+//! Azure cloud provider: the package behind `cloud-controller-manager` and `cloud-node-manager`.
+//!
+//! The library halves live in their own crates (`ccm-names`, `ccm-cloud`, `ccm-azure`, see
+//! `ccm/README.md`); this package will hold the two binaries.
 
-pub mod names;
+/// The names tables, re-exported so `azure_ccm::names` keeps working for existing users.
+pub use ccm_names as names;
