@@ -15,8 +15,8 @@ pub fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Path of the `azure-fakes` binary: next to this test binary's target dir, built once with
-/// `cargo build -p azure-fakes` when a `cargo test -p ccm-azure` run has not built it.
+/// Path of the `azure-fakes` binary in this test binary's target dir; built with `cargo build -p azure-fakes`
+/// when missing (after editing `fakes/`, a `cargo test -p ccm-azure` run needs that build by hand).
 pub fn binary() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -27,6 +27,11 @@ pub fn binary() -> &'static Path {
             .and_then(Path::parent)
             .expect("target/<profile>");
         let bin = profile_dir.join("azure-fakes");
+        if bin.exists() {
+            // `cargo test --workspace` built it with the workspace's unified features; building it again
+            // here with `-p` could rebuild it with other features.
+            return bin;
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .args([
