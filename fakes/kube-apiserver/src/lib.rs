@@ -22,6 +22,10 @@
 //!   `status.nodeInfo`, a container's `resources: {}`), and the `null` a required list without
 //!   `omitempty` reads back as after protobuf storage (an empty `rules` of a Role is left out
 //!   rather than answered as `null`).
+//! - Known managedFields divergences (no CCM path uses them): a server-side apply to `/status` still
+//!   records the spec fields of the applied object for its manager instead of dropping the ones the
+//!   status strategy resets, and a server-side apply of an explicitly empty list (`taints: []`)
+//!   records the applier as owning a field that is not stored.
 //! - `status.loadBalancer.ingress[].ipMode` defaults to `VIP` (`SetDefaults_Service`,
 //!   `pkg/apis/core/v1/defaults.go`); cluster IPs and node ports are random, upper band first
 //!   (`calculateRangeOffset` in `pkg/registry/core/service/{ipallocator,portallocator}`).
