@@ -271,21 +271,27 @@ impl Replay {
         )
     }
 
-    /// What `servicehelper.PatchService` sends: a strategic merge patch of metadata to `/status`.
-    fn add_finalizer(&self, service: &str) {
-        let patch = json!({"metadata": {"finalizers": [CLEANUP]}}).to_string();
+    /// `kubectl patch --subresource=status` of a Service with a patch of `kind` (strategic, merge).
+    fn patch_status(&self, service: &str, kind: &str, patch: &str) {
+        let kind = format!("--type={kind}");
         self.kube.kubectl_ok(
             &[
                 "patch",
                 "service",
                 service,
                 "--subresource=status",
-                "--type=strategic",
+                &kind,
                 "-p",
-                &patch,
+                patch,
             ],
             None,
         );
+    }
+
+    /// What `servicehelper.PatchService` sends: a strategic merge patch of metadata to `/status`.
+    fn add_finalizer(&self, service: &str) {
+        let patch = json!({"metadata": {"finalizers": [CLEANUP]}}).to_string();
+        self.patch_status(service, "strategic", &patch);
         assert!(
             self.finalizers(service).contains(CLEANUP),
             "finalizer written through /status is kept"
@@ -295,18 +301,7 @@ impl Replay {
     fn remove_finalizer(&self, service: &str) {
         let patch =
             json!({"metadata": {"$deleteFromPrimitiveList/finalizers": [CLEANUP]}}).to_string();
-        self.kube.kubectl_ok(
-            &[
-                "patch",
-                "service",
-                service,
-                "--subresource=status",
-                "--type=strategic",
-                "-p",
-                &patch,
-            ],
-            None,
-        );
+        self.patch_status(service, "strategic", &patch);
         let (found, out) = self.kube.kubectl(&["get", "service", service], None);
         assert!(
             !found && out.contains("NotFound"),
@@ -333,18 +328,7 @@ impl Replay {
 
     fn patch_ingress(&self, service: &str, ingress: Value) {
         let patch = json!({"status": {"loadBalancer": {"ingress": [ingress.clone()]}}}).to_string();
-        self.kube.kubectl_ok(
-            &[
-                "patch",
-                "service",
-                service,
-                "--subresource=status",
-                "--type=merge",
-                "-p",
-                &patch,
-            ],
-            None,
-        );
+        self.patch_status(service, "merge", &patch);
         let ip = self.kube.kubectl_ok(
             &[
                 "get",
