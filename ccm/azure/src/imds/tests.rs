@@ -178,3 +178,42 @@ fn local_node_metadata_composes_every_field() {
         "instance metadata has no compute section"
     );
 }
+
+proptest::proptest! {
+    /// Any compute section derives without panicking; zone and region come out lower-case.
+    #[test]
+    fn arbitrary_compute_sections_never_panic(
+        location in "\\PC{0,12}", zone_text in "\\PC{0,4}", fd in "[0-9]{0,2}",
+        resource_id in "\\PC{0,40}", sub in "\\PC{0,8}", rg in "\\PC{0,8}",
+    ) {
+        let c = Compute {
+            location, zone: zone_text, platform_fault_domain: fd, resource_id,
+            subscription_id: sub, resource_group_name: rg, ..Compute::default()
+        };
+        if let Ok(z) = zone(&c) {
+            proptest::prop_assert_eq!(z.failure_domain.to_lowercase(), z.failure_domain);
+            proptest::prop_assert_eq!(z.region, c.location.to_lowercase());
+        }
+        if let Ok(id) = provider_id(&c) {
+            proptest::prop_assert!(id.starts_with("azure://"));
+        }
+    }
+
+    /// For ARM-shaped IDs whose other segments do not contain the group name (upstream replaces
+    /// every occurrence), only the subscription and resource-group segments change case.
+    #[test]
+    fn provider_id_lower_cases_exactly_the_scope_segments(
+        sub in "[0-9A-F]{8}-[0-9A-F]{4}", rg in "RG_[A-Za-z_]{2,10}", vm in "vm-[0-9]{1,3}",
+    ) {
+        let id = format!("/subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachines/{vm}");
+        let c = Compute {
+            resource_id: id, subscription_id: sub.clone(), resource_group_name: rg.clone(),
+            ..Compute::default()
+        };
+        let want = format!(
+            "azure:///subscriptions/{}/resourceGroups/{}/providers/Microsoft.Compute/virtualMachines/{vm}",
+            sub.to_lowercase(), rg.to_lowercase()
+        );
+        proptest::prop_assert_eq!(provider_id(&c).unwrap(), want);
+    }
+}
