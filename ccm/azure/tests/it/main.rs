@@ -1,6 +1,7 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
 mod fake_azure;
+mod imds_node_metadata;
 
 mod fake_azure_starts {
     use crate::fake_azure::{FakeAzure, example};
