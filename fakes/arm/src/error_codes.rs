@@ -106,11 +106,11 @@ table! {
     AUTHENTICATION_FAILED = "AuthenticationFailed", UNAUTHORIZED, WordingUnverified, "ARM-REF (401 table); wording [infer]";
     INVALID_AUTHENTICATION_TOKEN = "InvalidAuthenticationToken", UNAUTHORIZED, WordingUnverified, "ARM-REF (401 table); wording [infer]";
     EXPIRED_AUTHENTICATION_TOKEN = "ExpiredAuthenticationToken", UNAUTHORIZED, WordingUnverified, "ARM-REF (401 table); wording [infer]";
-    INVALID_AUTHENTICATION_TOKEN_AUDIENCE = "InvalidAuthenticationTokenAudience", UNAUTHORIZED, WordingUnverified, "azure-fakes arm_auth module docs; wording [infer]";
+    INVALID_AUTHENTICATION_TOKEN_AUDIENCE = "InvalidAuthenticationTokenAudience", UNAUTHORIZED, Unverified, "[infer]: named as ARM's wrong-audience 401 by the arm_auth docs, no public source recorded";
 
     // Throttling (azure-fakes throttle).
     SUBSCRIPTION_REQUESTS_THROTTLED = "SubscriptionRequestsThrottled", TOO_MANY_REQUESTS, Verified, "THR, ARM-REF";
-    TENANT_REQUESTS_THROTTLED = "TenantRequestsThrottled", TOO_MANY_REQUESTS, WordingUnverified, "code listed as verified before this table, source not recorded; wording [infer]";
+    TENANT_REQUESTS_THROTTLED = "TenantRequestsThrottled", TOO_MANY_REQUESTS, Unverified, "[infer]: the tenant-scope sibling of SubscriptionRequestsThrottled, wording copied from it";
     OPERATION_NOT_ALLOWED_THROTTLED = "OperationNotAllowed", TOO_MANY_REQUESTS, Verified, "CTL: CRP throttling, one TooManyRequests detail per policy";
     TOO_MANY_REQUESTS = "TooManyRequests", TOO_MANY_REQUESTS, Verified, "CTL: detail of CRP's 429 OperationNotAllowed, target = policy";
 
