@@ -10,7 +10,8 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use fake_arm::ArmError;
-use http::{HeaderValue, StatusCode};
+use fake_arm::error_codes::{self, ErrorCode};
+use http::HeaderValue;
 
 use crate::entra::{AuthError, TokenClaims, TokenIssuer, now_unix};
 use crate::token_cache::TokenCache;
@@ -55,7 +56,7 @@ impl ArmAuth {
     pub fn check(&self, authorization: Option<&str>) -> Result<TokenClaims, ArmError> {
         let value = authorization.ok_or_else(|| {
             unauthorized(
-                "AuthenticationFailed",
+                error_codes::AUTHENTICATION_FAILED,
                 "Authentication failed. The 'Authorization' header is missing.",
                 "The authentication failed because of missing 'Authorization' header.",
             )
@@ -67,7 +68,7 @@ impl ArmAuth {
             .filter(|t| !t.is_empty())
             .ok_or_else(|| {
                 unauthorized(
-                    "AuthenticationFailed",
+                    error_codes::AUTHENTICATION_FAILED,
                     "Authentication failed. The 'Authorization' header is provided in an invalid format.",
                     "The authentication failed because the 'Authorization' header is not a bearer token.",
                 )
@@ -89,7 +90,7 @@ impl ArmAuth {
                 .collect::<Vec<_>>()
                 .join(",");
             return Err(unauthorized(
-                "InvalidAuthenticationTokenAudience",
+                error_codes::INVALID_AUTHENTICATION_TOKEN_AUDIENCE,
                 &format!(
                     "The access token has been obtained for wrong audience or resource '{}'. It should exactly match with one of the allowed audiences {allowed}.",
                     claims.audience
@@ -104,7 +105,7 @@ impl ArmAuth {
     fn validate(&self, token: &str) -> Result<TokenClaims, ArmError> {
         self.issuer.validate(token).map_err(|e| match e {
             AuthError::Expired { expired_at } => unauthorized(
-                "ExpiredAuthenticationToken",
+                error_codes::EXPIRED_AUTHENTICATION_TOKEN,
                 &format!(
                     "The access token expiry UTC time '{}' is earlier than current UTC time '{}'.",
                     utc(expired_at),
@@ -114,7 +115,7 @@ impl ArmAuth {
             ),
             AuthError::Malformed(_) | AuthError::BadSignature | AuthError::NotYetValid { .. } => {
                 unauthorized(
-                    "InvalidAuthenticationToken",
+                    error_codes::INVALID_AUTHENTICATION_TOKEN,
                     "The access token is invalid.",
                     "The access token is invalid.",
                 )
@@ -123,8 +124,8 @@ impl ArmAuth {
     }
 }
 
-fn unauthorized(code: &str, message: &str, description: &str) -> ArmError {
-    ArmError::new(StatusCode::UNAUTHORIZED, code, message).with_header(
+fn unauthorized(code: ErrorCode, message: &str, description: &str) -> ArmError {
+    ArmError::new(code, message).with_header(
         "www-authenticate",
         format!(
             "Bearer authorization_uri=\"https://login.microsoftonline.com/common\", error=\"invalid_token\", error_description=\"{description}\""
@@ -196,7 +197,7 @@ mod tests {
     }
 
     fn code(result: Result<TokenClaims, ArmError>) -> String {
-        result.unwrap_err().code
+        result.unwrap_err().code().to_string()
     }
 
     #[test]
@@ -273,8 +274,7 @@ mod tests {
         let error = auth.check(None).unwrap_err();
         assert!(
             error
-                .extra
-                .headers
+                .headers()
                 .iter()
                 .any(|(name, value)| *name == "www-authenticate" && value.starts_with("Bearer "))
         );

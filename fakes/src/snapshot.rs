@@ -87,7 +87,7 @@ pub fn restore(
     }
     arm.import(snapshot.arm).map_err(|e| SnapshotError::Arm {
         path: origin.to_string(),
-        message: e.message,
+        message: e.message().to_string(),
     })?;
     *entra.registry.write() = snapshot.entra;
     Ok(())

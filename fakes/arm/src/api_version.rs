@@ -2,8 +2,8 @@
 //! for the type, else ARM answers 400 before the RP sees the request.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::kinds::{Kind, KindId, Provider};
-use http::StatusCode;
 
 /// Versions `Microsoft.Resources` accepts for resource groups.
 const RESOURCES: &[&str] = &[
@@ -189,8 +189,7 @@ pub fn check(api_version: Option<&str>, kind: &Kind, location: &str) -> Result<(
     }
     let type_name = kind.types.join("/");
     Err(ArmError::new(
-        StatusCode::BAD_REQUEST,
-        "NoRegisteredProviderFound",
+        error_codes::NO_REGISTERED_PROVIDER_FOUND,
         format!(
             "No registered resource provider found for location '{location}' and API version '{v}' for type '{type_name}'. The supported api-versions are '{}'. The supported locations are '{LOCATIONS}'.",
             versions.join(", ")
@@ -211,16 +210,14 @@ pub fn check_provider(api_version: Option<&str>, provider: Provider) -> Result<(
 /// 400 `MissingApiVersionParameter`.
 pub fn missing() -> ArmError {
     ArmError::new(
-        StatusCode::BAD_REQUEST,
-        "MissingApiVersionParameter",
+        error_codes::MISSING_API_VERSION_PARAMETER,
         "The api-version query parameter (?api-version=) is required for all requests.",
     )
 }
 
 fn invalid(v: &str, versions: &[&str]) -> ArmError {
     ArmError::new(
-        StatusCode::BAD_REQUEST,
-        "InvalidApiVersionParameter",
+        error_codes::INVALID_API_VERSION_PARAMETER,
         format!(
             "The api-version '{v}' is invalid. The supported versions are '{}'. Please use one of the supported versions.",
             versions.join(",")
@@ -244,25 +241,27 @@ mod tests {
     #[test]
     fn bad_versions_get_the_arm_codes() {
         assert_eq!(
-            check(None, by_id(KindId::Nic), "eastus").unwrap_err().code,
+            check(None, by_id(KindId::Nic), "eastus")
+                .unwrap_err()
+                .code(),
             "MissingApiVersionParameter"
         );
         assert_eq!(
             check(Some("2099-01-01"), by_id(KindId::Nic), "eastus")
                 .unwrap_err()
-                .code,
+                .code(),
             "NoRegisteredProviderFound"
         );
         assert_eq!(
             check(Some("banana"), by_id(KindId::Nic), "eastus")
                 .unwrap_err()
-                .code,
+                .code(),
             "InvalidApiVersionParameter"
         );
         assert_eq!(
             check(Some("2025-05-01"), by_id(KindId::VmssNic), "eastus")
                 .unwrap_err()
-                .code,
+                .code(),
             "NoRegisteredProviderFound"
         );
     }

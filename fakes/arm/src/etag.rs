@@ -2,8 +2,8 @@
 //! If-None-Match evaluation with the per-provider 412 bodies.
 
 use crate::error::{ArmError, ErrorDetail};
+use crate::error_codes;
 use crate::kinds::Provider;
-use http::StatusCode;
 
 /// A fresh NRP etag: `W/"<guid>"`.
 pub fn new_nrp() -> String {
@@ -70,16 +70,13 @@ fn precondition_failed(provider: Provider, sent: &str, current: &str, id: &str) 
                     "Etag provided in if-match header {shown} does not match etag {current} of resource {id} in NRP data store."
                 )
             };
-            ArmError::new(
-                StatusCode::PRECONDITION_FAILED,
-                "PreconditionFailed",
-                "Precondition failed.",
+            ArmError::new(error_codes::PRECONDITION_FAILED, "Precondition failed.").with_details(
+                vec![ErrorDetail {
+                    code: error_codes::PRECONDITION_FAILED_ETAG_MISMATCH,
+                    message: detail,
+                    target: None,
+                }],
             )
-            .with_details(vec![ErrorDetail {
-                code: "PreconditionFailedEtagMismatch".into(),
-                message: detail,
-                target: None,
-            }])
         }
         _ => {
             let shown = format!("\"{}\"", sent.trim().trim_matches('"'));
@@ -92,7 +89,7 @@ fn precondition_failed(provider: Provider, sent: &str, current: &str, id: &str) 
                     "Etag provided in if-match header {shown} does not match etag {current} of resource."
                 )
             };
-            ArmError::new(StatusCode::PRECONDITION_FAILED, "PreconditionFailed", msg)
+            ArmError::new(error_codes::PRECONDITION_FAILED, msg)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! `(type, name)` pairs, matching the literal segments case-insensitively like ARM does.
 
 use crate::error::ArmError;
-use http::StatusCode;
+use crate::error_codes;
 
 /// A parsed ARM path: a resource id (`types.len() == names.len()`) or a collection (`one more type than names`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,8 +27,7 @@ impl ArmPath {
         let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         let bad = || {
             ArmError::new(
-                StatusCode::BAD_REQUEST,
-                "InvalidResourceId",
+                error_codes::INVALID_RESOURCE_ID,
                 format!("The resource id '{path}' is not a valid ARM resource id."),
             )
         };

@@ -59,51 +59,9 @@
 //! A `provisioningState` sent in a PUT body is ignored like any read-only property (the Go SDK echoes GET bodies
 //! back; that real NRP/CRP ignore it rather than answering 400 as the RPC allows is [infer]).
 //!
-//! Error codes, by verification status (the doc comment at each emitting site names the public source):
-//! - Verified code, status and wording: `ResourceNotFound`, `ResourceGroupNotFound`, `NotFound`,
-//!   `ParentResourceNotFound`, `InvalidParameter` (instanceId), `PreconditionFailed` (+`PreconditionFailedEtagMismatch`)
-//!   [recorded cassettes]; `InvalidResourceReference`, `PublicIPAddressCannotBeDeleted`,
-//!   `InUseNetworkSecurityGroupCannotBeDeleted`, `InUseSubnetCannotBeDeleted`, `InUseRouteTableCannotBeDeleted`,
-//!   `NicInUse`, `LoadBalancerInUseByVirtualMachineScaleSet`, `CannotDeleteLoadBalancerWithPrivateLinkService`,
-//!   `SecurityRuleConflict`, `SecurityRuleInvalidPriority`, `SecurityRuleInvalidPortRange`,
-//!   `SecurityRuleParameterContainsUnsupportedValue` (tag in a plural prefix), `RulesUseSameBackendPortProtocolAndPool`,
-//!   `RulesUseSameBackendPortProtocolAndIPConfig`, `MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported`,
-//!   `NetworkInterfaceUsesMultipleLoadBalancersOfSameType`, `FrontendIPConfigHasBothSubnetAndPublicIP`,
-//!   `LoadBalancerWithoutFrontendIPCantHaveChildResources`, `FrontendIPConfigHasNoSubnetOrPublicIP`,
-//!   `PrivateIPAddressNotInSubnet`, `PrivateIPAddressInReservedRange`, `PrivateIPAddressIsAllocated`, `SubnetIsFull`,
-//!   `NetcfgSubnetRangesOverlap`, `NetcfgSubnetRangeOutsideVnet`,
-//!   `PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled`, `AnotherOperationInProgress` (409)
-//!   [NRP answers quoted in public issue logs, transcripts and Microsoft troubleshooting articles].
-//! - Verified code and wording, status inferred as 400: `PublicIPAndLBSkuDoNotMatch`,
-//!   `PublicIPReferencedByMultipleIPConfigs`, `StandardAndStandardV2SkuPublicIPAddressesMustBeStatic`,
-//!   `NetworkSecurityGroupInUseByVirtualMachineScaleSet`.
-//! - Verified code and status, wording verified up to the rule ids and completed from its same-LB sibling:
-//!   `RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig` (checked on NIC PUTs before the one-LB-per-type
-//!   rule, an ordering that is [infer]).
-//! - Verified code, [unverified] wording and status (400): `InUsePublicIpPrefixCannotBeDeleted` (Azure/kube-egress-gateway
-//!   PR #1223).
-//! - Verified code, [unverified] wording: `PublicIPAddressInUse`, `InvalidCIDRNotation`, `AnotherInternalLoadBalancerExists`,
-//!   `LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule`,
-//!   `PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet`,
-//!   `SecurityRuleParameterContainsInvalidPortRanges`, `InvalidRequestFormat`, `MissingApiVersionParameter`,
-//!   `InvalidApiVersionParameter`, `NoRegisteredProviderFound`, `RetryableError`/`ReferencedResourceNotProvisioned`,
-//!   `CanceledAndSupersededDueToAnotherOperation`, `OperationNotAllowed`, `OperationPreempted`, `PropertyChangeNotAllowed`,
-//!   `LocationRequired`, `InvalidRequestContent`, `InvalidResourceType`.
-//! - [unverified] code: `LoadBalancerInUseByNetworkInterface` (an LB PUT or child DELETE removing a pool or inbound NAT
-//!   rule that NIC ipconfigs still use; that NRP refuses this rather than detaching the NICs is [infer]; a whole-LB
-//!   DELETE never answers it),
-//!   `LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet`, `LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService`,
-//!   `RulesUseSameFrontendIpConfigurationAndPort`, `HaPortsRuleNotSupportedOnLoadBalancer`,
-//!   `InvalidParameter` for a VM whose NICs join two public load balancers (checked on the VM PUT and on a PUT of an
-//!   attached NIC; the real code is unknown, so the generic envelope is used),
-//!   `CannotModifyNicAttachedToPrivateLinkService` (client PUT on a PLS NIC; modelled on the verified private-endpoint
-//!   sibling; a DELETE of that NIC answers the verified `NicInUse` naming the PLS, which is [infer]), `SecurityRulesLimitReached`,
-//!   `LoadBalancerFrontendIPConfigurationsLimitReached`, `LoadBalancerRulesLimitReached`,
-//!   `RouteTableRoutesLimitReached`, `RouteAddressPrefixMissing`, `InvalidRouteNextHop*`, `InvalidProbeRequestPath`,
-//!   `PublicIPIdleTimeoutIsOutOfRange`, `InvalidPrivateIPAddress`, `SubnetMissingIPv6AddressPrefix`, `InvalidResourceName`, `DuplicateResourceName`,
-//!   `PrivateLinkServiceMustHave*`, `NetworkInterfaceMustHaveAtLeastOneIpConfiguration`, `IpConfigurationSubnetMissing`,
-//!   `InvalidResourceLocation`, `InvalidResourceNamespace`, `OperationNotFound`, `MethodNotAllowed`, `InvalidSkipToken`,
-//!   `InvalidPublicIpPrefixLength`, `PublicIpPrefixOutOfIpAddressesForPublicIp`.
+//! Error codes: every code the fake can emit, with its HTTP status, how far it is verified and its source, is one
+//! entry of [`error_codes`] (rendered by rustdoc there); [`ArmError`] and [`ErrorDetail`] take only table entries,
+//! so this list cannot drift from the emitting sites. The doc comment at each emitting site gives the detail.
 //!
 //! Private link services answer like the recorded NRP traffic (cloud-provider-azure
 //! `pkg/azclient/privatelinkserviceclient/testdata/AZURECLOUD.yaml`): `loadBalancerFrontendIpConfigurations[]` and the
@@ -140,6 +98,7 @@ mod completion;
 mod config;
 mod delete;
 mod error;
+pub mod error_codes;
 mod etag;
 mod id;
 mod kinds;
@@ -156,6 +115,7 @@ mod write;
 
 pub use config::ArmConfig;
 pub use error::{ArmError, ErrorDetail};
+pub use error_codes::ErrorCode;
 pub use state::{ArmState, PowerState};
 
 /// Request extension set by the fault layer: the long-running operation started by this request ends `Failed` with this error.

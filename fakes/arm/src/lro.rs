@@ -2,6 +2,7 @@
 //! per provider, and completion (commit, rollback or removal) driven by polls or by age.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::kinds::{Kind, KindId, Provider};
 use crate::resources;
 use crate::store::Store;
@@ -154,13 +155,11 @@ impl Operation {
 pub(crate) fn superseded(provider: Provider, old: &str, new: &str) -> ArmError {
     match provider {
         Provider::Compute => ArmError::new(
-            http::StatusCode::CONFLICT,
-            "OperationPreempted",
+            error_codes::OPERATION_PREEMPTED,
             "Operation execution has been preempted by a more recent operation.",
         ),
         _ => ArmError::nrp(
-            http::StatusCode::OK,
-            "CanceledAndSupersededDueToAnotherOperation",
+            error_codes::CANCELED_AND_SUPERSEDED,
             format!("Operation {old} was canceled and superseded by operation {new}."),
         ),
     }

@@ -2,6 +2,7 @@
 //! scale-set id, `$expand=instanceView`) and `nextLink` paging with an opaque `$skipToken`.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, KindId};
 use crate::state::with_instance_view;
@@ -19,8 +20,7 @@ pub(crate) fn collect(
     if path.namespace.is_none() {
         if !path.is_collection() {
             return Err(ArmError::new(
-                http::StatusCode::BAD_REQUEST,
-                "InvalidResourceType",
+                error_codes::INVALID_RESOURCE_TYPE,
                 "The path does not name a collection.",
             ));
         }
@@ -35,8 +35,7 @@ pub(crate) fn collect(
     }
     let kind = kinds::lookup(&path.type_key()).ok_or_else(|| {
         ArmError::new(
-            http::StatusCode::BAD_REQUEST,
-            "InvalidResourceType",
+            error_codes::INVALID_RESOURCE_TYPE,
             format!(
                 "The resource type '{}' could not be found.",
                 path.types.join("/")
@@ -45,8 +44,7 @@ pub(crate) fn collect(
     })?;
     if !path.is_collection() {
         return Err(ArmError::new(
-            http::StatusCode::BAD_REQUEST,
-            "InvalidResourceType",
+            error_codes::INVALID_RESOURCE_TYPE,
             "The path does not name a collection.",
         ));
     }
@@ -101,13 +99,8 @@ pub(crate) fn collect(
         types: path.types[..path.names.len()].to_vec(),
         ..path.clone()
     };
-    let parent_kind = kinds::lookup(&parent_path.type_key()).ok_or_else(|| {
-        ArmError::new(
-            http::StatusCode::BAD_REQUEST,
-            "InvalidResourceType",
-            "Unknown parent type.",
-        )
-    })?;
+    let parent_kind = kinds::lookup(&parent_path.type_key())
+        .ok_or_else(|| ArmError::new(error_codes::INVALID_RESOURCE_TYPE, "Unknown parent type."))?;
     let parent_id = store.display_id(&parent_path, parent_kind);
     let parent_key = key_of(&parent_id);
     if store.object(&parent_key).is_none() {
@@ -209,8 +202,7 @@ pub(crate) fn page(
     let after = match token {
         Some(t) => Some(key_from_token(t).ok_or_else(|| {
             ArmError::new(
-                http::StatusCode::BAD_REQUEST,
-                "InvalidSkipToken",
+                error_codes::INVALID_SKIP_TOKEN,
                 format!("The skip token '{t}' is invalid."),
             )
         })?),

@@ -5,8 +5,8 @@
 
 use crate::api_version;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::kinds::{self, Provider};
-use http::StatusCode;
 use serde_json::{Value, json};
 
 /// Regions the fake advertises: normalised name, display name, whether it has availability zones.
@@ -103,8 +103,7 @@ fn respond(sub: &str, ns: Option<&str>, api: Option<&str>) -> Result<Value, ArmE
             .ok_or_else(|| {
                 // [unverified] wording; ARM's code for an unknown namespace.
                 ArmError::new(
-                    StatusCode::NOT_FOUND,
-                    "InvalidResourceNamespace",
+                    error_codes::INVALID_RESOURCE_NAMESPACE,
                     format!("The resource namespace '{ns}' is invalid."),
                 )
             }),

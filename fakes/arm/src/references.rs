@@ -3,9 +3,9 @@
 //! `ipConfiguration`, subnet `ipConfigurations`, ...), and the in-use errors that block deletes.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::{key_of, last_name, parent_of};
 use crate::kinds::KindId;
-use http::StatusCode;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -549,16 +549,16 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
     match (collection_of(&key_of(target)).as_str(), first.kind) {
         // Verified: code and wording from the AKS troubleshooting article for this code (the article shows the
         // AKS-wrapped 409; NRP answers 400 like LoadBalancerInUseByVirtualMachineScaleSet [infer]).
-        ("networksecuritygroups", _) if scale_set.is_some() => ArmError::bad_request(
-            "NetworkSecurityGroupInUseByVirtualMachineScaleSet",
+        ("networksecuritygroups", _) if scale_set.is_some() => ArmError::nrp(
+            error_codes::NETWORK_SECURITY_GROUP_IN_USE_BY_VMSS,
             format!(
                 "Cannot delete network security group {target} since it is in use by virtual machine scale set {}.",
                 scale_set.map(|u| u.from.as_str()).unwrap_or_default()
             ),
         ),
         // Verified: 400 with this wording (packer and terraform logs of NRP answers).
-        ("publicipaddresses", _) => ArmError::bad_request(
-            "PublicIPAddressCannotBeDeleted",
+        ("publicipaddresses", _) => ArmError::nrp(
+            error_codes::PUBLIC_IP_ADDRESS_CANNOT_BE_DELETED,
             format!(
                 "Public IP address {target} can not be deleted since it is still allocated to resource {user}. In order to delete the public IP, disassociate/detach the Public IP address from the resource.  To learn how to do this, see aka.ms/deletepublicip."
             ),
@@ -567,8 +567,8 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
         // 400 and wording [infer].
         ("publicipprefixes", _) => {
             let list: Vec<&str> = users.iter().map(|u| u.from.as_str()).collect();
-            ArmError::bad_request(
-                "InUsePublicIpPrefixCannotBeDeleted",
+            ArmError::nrp(
+                error_codes::IN_USE_PUBLIC_IP_PREFIX_CANNOT_BE_DELETED,
                 format!(
                     "Public IP prefix {target} cannot be deleted because it is in use by the following public IP addresses: {}. Delete the public IP addresses first.",
                     list.join(", ")
@@ -578,8 +578,8 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
         // Verified: 400 with this wording (terraform logs; an azure-sdk-for-net test fixture).
         ("networksecuritygroups", _) => {
             let list: Vec<&str> = users.iter().map(|u| u.from.as_str()).collect();
-            ArmError::bad_request(
-                "InUseNetworkSecurityGroupCannotBeDeleted",
+            ArmError::nrp(
+                error_codes::IN_USE_NETWORK_SECURITY_GROUP_CANNOT_BE_DELETED,
                 format!(
                     "Network security group {target} cannot be deleted because it is in use by the following resources: {}. In order to delete the Network security group, remove the association with the resource(s). To learn how to do this, see https://aka.ms/deletensg.",
                     list.join(", ")
@@ -587,67 +587,65 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
             )
         }
         // Verified: 400 with this wording (packer/terraform logs of NRP answers).
-        ("subnets", _) => ArmError::bad_request(
-            "InUseSubnetCannotBeDeleted",
+        ("subnets", _) => ArmError::nrp(
+            error_codes::IN_USE_SUBNET_CANNOT_BE_DELETED,
             format!(
                 "Subnet {} is in use by {user} and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet. See aka.ms/deletesubnet.",
                 last_name(target)
             ),
         ),
         // Verified: 400 with this wording (terraform log of the NRP answer; the message names only the table).
-        ("routetables", _) => ArmError::bad_request(
-            "InUseRouteTableCannotBeDeleted",
+        ("routetables", _) => ArmError::nrp(
+            error_codes::IN_USE_ROUTE_TABLE_CANNOT_BE_DELETED,
             format!(
                 "Route table {} is in use and cannot be deleted.",
                 last_name(target)
             ),
         ),
         // Verified: 400 with this wording (packer and terraform logs of NRP answers).
-        ("networkinterfaces", _) => ArmError::bad_request(
-            "NicInUse",
+        ("networkinterfaces", _) => ArmError::nrp(
+            error_codes::NIC_IN_USE,
             format!(
                 "Network Interface {target} is used by existing resource {user}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic."
             ),
         ),
         // [unverified] code, status and wording (availability set and scale set still holding VMs).
         ("availabilitysets", _) => ArmError::new(
-            StatusCode::CONFLICT,
-            "OperationNotAllowed",
+            error_codes::OPERATION_NOT_ALLOWED,
             format!(
                 "Availability Set '{}' cannot be deleted. Before deleting an Availability Set please ensure that it does not contain any VM.",
                 last_name(target)
             ),
         ),
         ("virtualmachinescalesets", _) => ArmError::new(
-            StatusCode::CONFLICT,
-            "OperationNotAllowed",
+            error_codes::OPERATION_NOT_ALLOWED,
             format!(
                 "Virtual Machine Scale Set '{}' cannot be deleted because it still contains virtual machine {user}.",
                 last_name(target)
             ),
         ),
         // [unverified] code and wording for the pool-removal cases below.
-        (_, RefKind::ScaleSetModel) => ArmError::bad_request(
-            "LoadBalancerBackendAddressPoolInUseByVirtualMachineScaleSet",
+        (_, RefKind::ScaleSetModel) => ArmError::nrp(
+            error_codes::LOAD_BALANCER_POOL_IN_USE_BY_VMSS,
             format!(
                 "Cannot remove backend address pool {} from load balancer since it is in use by virtual machine scale set {user}.",
                 last_name(target)
             ),
         ),
-        (_, RefKind::PlsFrontend) => ArmError::bad_request(
-            "LoadBalancerFrontendIPConfigurationInUseByPrivateLinkService",
+        (_, RefKind::PlsFrontend) => ArmError::nrp(
+            error_codes::LOAD_BALANCER_FRONTEND_IN_USE_BY_PLS,
             format!(
                 "Frontend IP configuration {target} cannot be deleted because it is in use by private link service {user}."
             ),
         ),
-        (_, RefKind::PoolMember) | (_, RefKind::NatRuleMember) => ArmError::bad_request(
-            "LoadBalancerInUseByNetworkInterface",
+        (_, RefKind::PoolMember) | (_, RefKind::NatRuleMember) => ArmError::nrp(
+            error_codes::LOAD_BALANCER_IN_USE_BY_NETWORK_INTERFACE,
             format!(
                 "Load balancer child resource {target} cannot be deleted because it is referenced by network interface IP configuration {user}. Remove the reference from the network interface first."
             ),
         ),
-        _ => ArmError::bad_request(
-            "ResourceInUse",
+        _ => ArmError::nrp(
+            error_codes::RESOURCE_IN_USE,
             format!("Resource {target} cannot be deleted because it is referenced by {user}."),
         ),
     }
@@ -656,8 +654,8 @@ pub(crate) fn in_use_error(target: &str, users: &[&Ref]) -> ArmError {
 /// The error a whole-LB delete gets when a private link service uses one of its frontends. Verified: 400
 /// CannotDeleteLoadBalancerWithPrivateLinkService with this wording (AKS troubleshooting article).
 pub(crate) fn lb_in_use_by_pls(lb_id: &str, pls: &str) -> ArmError {
-    ArmError::bad_request(
-        "CannotDeleteLoadBalancerWithPrivateLinkService",
+    ArmError::nrp(
+        error_codes::CANNOT_DELETE_LOAD_BALANCER_WITH_PLS,
         format!(
             "Cannot delete load balancer {lb_id} since it is referenced by private link service {pls}. Please delete private link service prior to deleting load balancer."
         ),
@@ -668,8 +666,8 @@ pub(crate) fn lb_in_use_by_pls(lb_id: &str, pls: &str) -> ArmError {
 /// this wording (AzLoadBalancerMigration troubleshooting guide quoting the PowerShell error; the CCM's
 /// `LBInUseRawError` fixture); cloud-provider-azure parses the scale-set id out of it.
 pub(crate) fn lb_in_use_by_vmss(lb_id: &str, children: &[String], vmss: &str) -> ArmError {
-    ArmError::bad_request(
-        "LoadBalancerInUseByVirtualMachineScaleSet",
+    ArmError::nrp(
+        error_codes::LOAD_BALANCER_IN_USE_BY_VMSS,
         format!(
             "Cannot delete load balancer {lb_id} since its child resources {} are in use by virtual machine scale set {vmss}.",
             children.join(", ")

@@ -4,6 +4,7 @@
 use crate::ForceLroFailure;
 use crate::api_version;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::etag::Preconditions;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{KindId, Provider};
@@ -53,8 +54,7 @@ async fn handle(
         Ok(b) => b,
         Err(_) => {
             return ArmError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "RequestTooLarge",
+                error_codes::REQUEST_TOO_LARGE,
                 "The request body is too large.",
             )
             .into_response();
@@ -100,8 +100,7 @@ fn dispatch(
     if let Some(doc) = crate::providers::serve(path, api) {
         if method != Method::GET {
             return Err(ArmError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
+                error_codes::METHOD_NOT_ALLOWED,
                 "Only GET is supported on provider registrations in this fake.",
             ));
         }
@@ -135,8 +134,7 @@ fn dispatch(
     if parsed.is_collection() {
         if method != Method::GET {
             return Err(ArmError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
+                error_codes::METHOD_NOT_ALLOWED,
                 "Only GET is supported on collections.",
             ));
         }
@@ -145,8 +143,7 @@ fn dispatch(
     if instance_view {
         if method != Method::GET || !matches!(kind.id, KindId::Vm | KindId::VmssVm) {
             return Err(ArmError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
+                error_codes::METHOD_NOT_ALLOWED,
                 "Only GET is supported on instanceView.",
             ));
         }
@@ -162,7 +159,9 @@ fn dispatch(
         base: &base,
         sync: false,
         api_version: api.unwrap_or_default().to_string(),
-        fail: fail.map(|f| ArmError::nrp(StatusCode::OK, &f.code, f.message)),
+        fail: fail.map(|f| {
+            ArmError::injected(StatusCode::OK, f.code, f.message).with_details(Vec::new())
+        }),
         pre,
     };
     match *method {
@@ -173,8 +172,7 @@ fn dispatch(
             } else {
                 serde_json::from_slice(&body).map_err(|e| {
                     ArmError::new(
-                        StatusCode::BAD_REQUEST,
-                        "InvalidRequestContent",
+                        error_codes::INVALID_REQUEST_CONTENT,
                         format!(
                             "The request content was invalid and could not be deserialized: '{e}'."
                         ),
@@ -223,8 +221,7 @@ fn dispatch(
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()))
         }
         _ => Err(ArmError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "MethodNotAllowed",
+            error_codes::METHOD_NOT_ALLOWED,
             format!("The requested method '{method}' is not allowed."),
         )),
     }
@@ -364,8 +361,7 @@ fn operation_status(
 ) -> Result<Response, ArmError> {
     if method != Method::GET {
         return Err(ArmError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "MethodNotAllowed",
+            error_codes::METHOD_NOT_ALLOWED,
             "Only GET is supported on operation URLs.",
         ));
     }
@@ -389,8 +385,7 @@ fn operation_status(
     let mut store = state.inner.store.write();
     let op = store.poll(&op_id).ok_or_else(|| {
         ArmError::new(
-            StatusCode::NOT_FOUND,
-            "OperationNotFound",
+            error_codes::OPERATION_NOT_FOUND,
             format!("The operation '{op_id}' could not be found."),
         )
     })?;
@@ -408,13 +403,7 @@ fn operation_status(
             Ok(b.body(Body::empty())
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()))
         }
-        OpStatus::Failed(e) | OpStatus::Canceled(e) => {
-            let mut e = e.clone();
-            if !e.status.is_client_error() && !e.status.is_server_error() {
-                e.status = StatusCode::INTERNAL_SERVER_ERROR;
-            }
-            Err(e)
-        }
+        OpStatus::Failed(e) | OpStatus::Canceled(e) => Err(e.clone().into_location_poll_answer()),
         OpStatus::Succeeded => match &op.kind {
             OpKind::Delete { .. } if op.rg_delete => Ok(Response::builder()
                 .status(StatusCode::OK)

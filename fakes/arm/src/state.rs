@@ -3,13 +3,13 @@
 
 use crate::config::ArmConfig;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::etag::{self, Preconditions};
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
 use crate::resources::set_power_state_in;
 use crate::store::{Entry, Store, Target, find_child, not_found};
 use crate::write::WriteCtx;
-use http::StatusCode;
 use parking_lot::RwLock;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -72,15 +72,13 @@ pub(crate) fn kind_of(path: &ArmPath) -> Result<&'static Kind, ArmError> {
             return Ok(kinds::by_id(KindId::ResourceGroup));
         }
         return Err(ArmError::new(
-            StatusCode::BAD_REQUEST,
-            "InvalidResourceType",
+            error_codes::INVALID_RESOURCE_TYPE,
             "The resource type could not be found.",
         ));
     }
     kinds::lookup(&path.type_key()).ok_or_else(|| {
         ArmError::new(
-            StatusCode::BAD_REQUEST,
-            "InvalidResourceType",
+            error_codes::INVALID_RESOURCE_TYPE,
             format!(
                 "The resource type '{}' could not be found in the namespace '{}'.",
                 path.types.join("/"),
@@ -320,13 +318,8 @@ impl ArmState {
 
     /// Replaces the whole state with a snapshot from [`ArmState::export`]. Running operations are dropped.
     pub fn import(&self, snapshot: Value) -> Result<(), ArmError> {
-        let bad = |m: &str| {
-            ArmError::new(
-                StatusCode::BAD_REQUEST,
-                "InvalidSnapshot",
-                format!("ARM snapshot: {m}"),
-            )
-        };
+        let bad =
+            |m: &str| ArmError::new(error_codes::INVALID_SNAPSHOT, format!("ARM snapshot: {m}"));
         if snapshot.get("version").and_then(Value::as_u64) != Some(1) {
             return Err(bad("field 'version' must be 1"));
         }

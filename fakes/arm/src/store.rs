@@ -4,12 +4,12 @@
 
 use crate::addresses::AddressIndex;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
 use crate::lro::Operation;
 use crate::references::{Ref, RefIndex};
 use axum::body::Bytes;
-use http::StatusCode;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::OnceLock;
@@ -295,8 +295,7 @@ impl Store {
 /// 404 `ResourceGroupNotFound`.
 pub(crate) fn rg_not_found(rg: &str) -> ArmError {
     ArmError::new(
-        StatusCode::NOT_FOUND,
-        "ResourceGroupNotFound",
+        error_codes::RESOURCE_GROUP_NOT_FOUND,
         format!("Resource group '{rg}' could not be found."),
     )
     .with_header("x-ms-failure-cause", "gateway")
@@ -312,8 +311,7 @@ pub(crate) fn not_found(store: &Store, path: &ArmPath, kind: &Kind, display_id: 
     if path.names.len() == 1 {
         let name = &path.names[0];
         return ArmError::new(
-            StatusCode::NOT_FOUND,
-            "ResourceNotFound",
+            error_codes::RESOURCE_NOT_FOUND,
             format!(
                 "The Resource '{}/{}/{name}' under resource group '{rg}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix",
                 kind.provider.namespace(),
@@ -327,8 +325,7 @@ pub(crate) fn not_found(store: &Store, path: &ArmPath, kind: &Kind, display_id: 
         if kind.provider == Provider::Compute || kind.types[0] == "virtualMachineScaleSets" {
             let parent_name = &path.names[path.names.len() - 2];
             return ArmError::new(
-                StatusCode::NOT_FOUND,
-                "ParentResourceNotFound",
+                error_codes::PARENT_RESOURCE_NOT_FOUND,
                 format!(
                     "Can not perform requested operation on nested resource. Parent resource '{parent_name}' not found."
                 ),
@@ -345,16 +342,14 @@ pub(crate) fn not_found(store: &Store, path: &ArmPath, kind: &Kind, display_id: 
     if kind.provider == Provider::Compute {
         let name = path.names.last().cloned().unwrap_or_default();
         return ArmError::new(
-            StatusCode::NOT_FOUND,
-            "NotFound",
+            error_codes::NOT_FOUND,
             format!(
                 "The entity was not found in this Azure location. Resource '{name}' not found."
             ),
         );
     }
     ArmError::nrp(
-        StatusCode::NOT_FOUND,
-        "NotFound",
+        error_codes::NOT_FOUND,
         format!("Resource {display_id} not found."),
     )
 }

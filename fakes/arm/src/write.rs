@@ -5,6 +5,7 @@
 use crate::completion;
 use crate::config::ArmConfig;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::etag::{self, Preconditions};
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
@@ -96,8 +97,7 @@ pub(crate) fn another_operation(op: &Operation, base: &str) -> ArmError {
         op.async_path().unwrap_or_else(|| op.location_path())
     );
     ArmError::nrp(
-        StatusCode::CONFLICT,
-        "AnotherOperationInProgress",
+        error_codes::ANOTHER_OPERATION_IN_PROGRESS,
         format!(
             "Another operation on this or dependent resource is in progress. To retrieve status of the operation use uri: {url}."
         ),
@@ -115,18 +115,17 @@ fn marked_for_deletion(kind: &Kind, name: &str, path: &ArmPath) -> ArmError {
             "Operation 'PUT' is not allowed on '{name}' since it is marked for deletion. You can only retry the Delete operation (or wait for an ongoing one to complete)."
         )
     };
-    ArmError::new(StatusCode::CONFLICT, "OperationNotAllowed", msg)
+    ArmError::new(error_codes::OPERATION_NOT_ALLOWED, msg)
 }
 
 /// NRP's 429 for a dependency that is not in Succeeded state.
 fn not_provisioned(target: &str, state: &str) -> ArmError {
     ArmError::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "RetryableError",
+        error_codes::RETRYABLE_ERROR,
         "A retryable error occurred.",
     )
     .with_details(vec![crate::error::ErrorDetail {
-        code: "ReferencedResourceNotProvisioned".into(),
+        code: error_codes::REFERENCED_RESOURCE_NOT_PROVISIONED,
         message: format!("Cannot proceed with operation because resource {target} used by resource is not in Succeeded state. Resource is in {state} state and the last operation that updated/is updating the resource is {state}Operation."),
         target: None,
     }])
@@ -138,8 +137,8 @@ fn not_provisioned(target: &str, state: &str) -> ArmError {
 /// "Troubleshoot the InvalidResourceReference error code" article (whose documented cause includes a VNet in a
 /// different region than the scale set).
 fn invalid_reference(to: &str, from: &str) -> ArmError {
-    ArmError::bad_request(
-        "InvalidResourceReference",
+    ArmError::nrp(
+        error_codes::INVALID_RESOURCE_REFERENCE,
         format!(
             "Resource {to} referenced by resource {from} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region."
         ),
@@ -277,8 +276,7 @@ impl Store {
         }
         if !body.is_object() {
             return Err(ArmError::new(
-                StatusCode::BAD_REQUEST,
-                "InvalidRequestContent",
+                error_codes::INVALID_REQUEST_CONTENT,
                 "The request content was invalid and could not be deserialized: the body must be a JSON object.",
             ));
         }
@@ -578,8 +576,7 @@ pub(crate) fn embedding_parent(
 /// ARM's 405 for a method the resource type does not serve.
 pub(crate) fn method_not_allowed(kind: &Kind) -> ArmError {
     ArmError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "MethodNotAllowed",
+        error_codes::METHOD_NOT_ALLOWED,
         format!(
             "The requested method is not allowed on resource type '{}'.",
             kind.full_type()

@@ -22,6 +22,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use fake_arm::{ArmError, ArmState};
+
+use super::AdminError;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -94,7 +96,7 @@ pub fn router(state: ComputeAdminState) -> Router {
         .with_state(state)
 }
 
-/// A compute admin failure, answered as `{"error": {"code", "message"}}`.
+/// A compute admin failure: the admin API's `{"error": {"code", "message"}}`, or fake ARM's own envelope.
 #[derive(Debug, thiserror::Error)]
 pub enum ComputeAdminError {
     /// The request body or path was wrong.
@@ -110,20 +112,16 @@ pub enum ComputeAdminError {
 
 impl IntoResponse for ComputeAdminError {
     fn into_response(self) -> Response {
-        let (status, code) = match &self {
-            ComputeAdminError::BadRequest(_) => (StatusCode::BAD_REQUEST, "BadRequest".to_string()),
-            ComputeAdminError::NotFound(_) => (StatusCode::NOT_FOUND, "NotFound".to_string()),
-            ComputeAdminError::Arm(e) => (e.status, e.code.clone()),
-        };
-        let message = match &self {
-            ComputeAdminError::Arm(e) => e.message.clone(),
-            other => other.to_string(),
-        };
-        (
-            status,
-            Json(json!({ "error": { "code": code, "message": message } })),
-        )
-            .into_response()
+        match self {
+            ComputeAdminError::BadRequest(message) => {
+                AdminError::bad_request("BadRequest", message).into_response()
+            }
+            ComputeAdminError::NotFound(message) => {
+                AdminError::not_found("NotFound", message).into_response()
+            }
+            // ARM's own envelope, status and `x-ms-error-code`.
+            ComputeAdminError::Arm(e) => e.into_response(),
+        }
     }
 }
 
@@ -382,7 +380,7 @@ async fn scale(
         &name,
     );
     let set = s.arm.get(&id).map_err(|e| {
-        if e.status == StatusCode::NOT_FOUND {
+        if e.status() == StatusCode::NOT_FOUND {
             ComputeAdminError::NotFound(format!(
                 "scale set '{name}' not found in resource group '{rg}'"
             ))

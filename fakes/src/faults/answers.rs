@@ -3,6 +3,7 @@
 //! AADSTS bodies. A reset answers nothing: the connection is cut.
 
 use axum::response::{IntoResponse, Response};
+use fake_arm::error_codes;
 use fake_arm::{ArmError, ErrorDetail};
 use fake_tls::AbortConnection;
 use http::{HeaderValue, StatusCode, header};
@@ -62,16 +63,15 @@ fn arm(fault: &FaultKind, path: &str) -> (Response, Option<u64>) {
     let (status, retry_after) = status_of(fault);
     let response = match fault {
         FaultKind::Throttle { retry_after_secs } => ArmError::new(
-            status,
-            "SubscriptionRequestsThrottled",
+            error_codes::SUBSCRIPTION_REQUESTS_THROTTLED,
             format!(
                 "Number of requests exceeded the limit. Please try again after '{retry_after_secs}' seconds after additional tokens are available. Refer to https://aka.ms/arm-throttling"
             ),
         )
         .into_response(),
-        FaultKind::PreconditionFailed => ArmError::nrp(status, "PreconditionFailed", "Precondition failed.")
+        FaultKind::PreconditionFailed => ArmError::nrp(error_codes::PRECONDITION_FAILED, "Precondition failed.")
             .with_details(vec![ErrorDetail {
-                code: "PreconditionFailedEtagMismatch".into(),
+                code: error_codes::PRECONDITION_FAILED_ETAG_MISMATCH,
                 message: format!(
                     "Etag provided in if-match header does not match etag of resource {path} in NRP data store (injected fault)."
                 ),
@@ -79,14 +79,20 @@ fn arm(fault: &FaultKind, path: &str) -> (Response, Option<u64>) {
             }])
             .into_response(),
         _ => {
-            let (default_code, message) = match status.as_u16() {
-                500 => ("InternalServerError", "An error has occurred. Please try again later."),
-                502 => ("BadGateway", "Error occurred in resource provider infrastructure services."),
-                503 => ("ServiceUnavailable", "The service is unavailable. Please try again later."),
-                504 => ("GatewayTimeout", "The gateway did not receive a response from the resource provider within the specified time period."),
-                _ => ("InjectedFault", "The request failed (injected fault)."),
+            let (entry, message) = match status.as_u16() {
+                500 => (error_codes::INTERNAL_SERVER_ERROR, "An error has occurred. Please try again later."),
+                502 => (error_codes::BAD_GATEWAY, "Error occurred in resource provider infrastructure services."),
+                503 => (error_codes::SERVICE_UNAVAILABLE, "The service is unavailable. Please try again later."),
+                504 => (error_codes::GATEWAY_TIMEOUT, "The gateway did not receive a response from the resource provider within the specified time period."),
+                _ => (error_codes::INJECTED_FAULT, "The request failed (injected fault)."),
             };
-            ArmError::new(status, code_of(fault).unwrap_or(default_code), message).into_response()
+            match code_of(fault) {
+                Some(code) => ArmError::injected(status, code, message),
+                None if entry.status() == status => ArmError::new(entry, message),
+                // The rule chose a status with no transient code of its own.
+                None => ArmError::injected(status, entry.code(), message),
+            }
+            .into_response()
         }
     };
     (response, retry_after)

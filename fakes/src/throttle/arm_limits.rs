@@ -4,6 +4,8 @@
 //! Calls outside a subscription (tenant level) use per-tenant + principal buckets of the same sizes.
 //! The fake is one ARM region, so "region" is the configured routing region of the whole fake.
 
+use fake_arm::ErrorCode;
+use fake_arm::error_codes;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -171,7 +173,7 @@ pub enum Admission {
         /// Seconds until a token is available in every bucket involved.
         retry_after: u64,
         /// ARM error code (`SubscriptionRequestsThrottled` / `TenantRequestsThrottled`).
-        code: &'static str,
+        code: ErrorCode,
         /// ARM's message naming the scope, the actor and the wait.
         message: String,
     },
@@ -308,8 +310,8 @@ impl ArmThrottle {
         let wait = own_wait.max(global_wait);
         if wait > 0 {
             let code = match scope {
-                Scope::Subscription(_) => "SubscriptionRequestsThrottled",
-                Scope::Tenant(_) => "TenantRequestsThrottled",
+                Scope::Subscription(_) => error_codes::SUBSCRIPTION_REQUESTS_THROTTLED,
+                Scope::Tenant(_) => error_codes::TENANT_REQUESTS_THROTTLED,
             };
             let message = format!(
                 "Number of '{}' requests for {} '{}' actor '{}' exceeded. Please try again after '{}' seconds after additional tokens are available. Refer to https://aka.ms/arm-throttling",
@@ -422,7 +424,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!(retry_after, 1);
-                assert_eq!(code, "SubscriptionRequestsThrottled");
+                assert_eq!(code, error_codes::SUBSCRIPTION_REQUESTS_THROTTLED);
                 assert!(
                     message.contains("'read' requests for subscription 'S1' actor 'a'"),
                     "{message}"
@@ -491,7 +493,10 @@ mod tests {
         match t.admit(&scope, "a", OpClass::Write, now) {
             Admission::Throttled {
                 code, retry_after, ..
-            } => assert_eq!((code, retry_after), ("TenantRequestsThrottled", 10)),
+            } => assert_eq!(
+                (code, retry_after),
+                (error_codes::TENANT_REQUESTS_THROTTLED, 10)
+            ),
             other => panic!("{other:?}"),
         }
     }

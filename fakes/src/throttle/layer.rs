@@ -2,6 +2,7 @@
 //! the remaining-count headers, refused ones get 429 with `Retry-After` and ARM's error body. A
 //! second middleware does the same for the Compute RP's policies on `Microsoft.Compute` calls.
 
+use fake_arm::error_codes;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use fake_arm::{ArmError, ErrorDetail};
-use http::{HeaderName, HeaderValue, StatusCode};
+use http::{HeaderName, HeaderValue};
 
 use super::arm_limits::{Admission, ArmThrottle, OpClass, Scope};
 use super::compute_windows::CRP_THROTTLED_MESSAGE;
@@ -48,7 +49,7 @@ pub async fn layer(
             message,
             ..
         } => {
-            let mut response = ArmError::new(StatusCode::TOO_MANY_REQUESTS, code, message.clone())
+            let mut response = ArmError::new(*code, message.clone())
                 .with_header("retry-after", retry_after.to_string())
                 .into_response();
             response.extensions_mut().insert(Throttled);
@@ -84,14 +85,13 @@ pub async fn compute_layer(
             let details = admission
                 .exceeded()
                 .map(|c| ErrorDetail {
-                    code: "TooManyRequests".into(),
+                    code: error_codes::TOO_MANY_REQUESTS,
                     message: c.detail_message(),
                     target: Some(c.policy.to_string()),
                 })
                 .collect();
             let mut response = ArmError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "OperationNotAllowed",
+                error_codes::OPERATION_NOT_ALLOWED_THROTTLED,
                 CRP_THROTTLED_MESSAGE,
             )
             .with_details(details)

@@ -127,7 +127,7 @@ impl NodeLookup {
 }
 
 fn is_not_found(e: &ArmError) -> bool {
-    e.status == http::StatusCode::NOT_FOUND
+    e.status() == http::StatusCode::NOT_FOUND
 }
 
 fn get_opt(arm: &ArmState, id: &str) -> Result<Option<Value>, ArmError> {

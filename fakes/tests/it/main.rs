@@ -10,6 +10,7 @@ mod ccm_service_lifecycle;
 mod cli;
 mod compute_fidelity;
 mod entra;
+mod error_codes;
 mod faults;
 mod imds;
 mod journal;

@@ -11,13 +11,13 @@ use super::crp_update::{merge_update, normalise_identity};
 use super::write_only::strip_write_only;
 use super::{compute_defaults, default};
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::{ArmPath, key_of};
 use crate::kinds::KindId;
 use crate::lro::now_rfc3339;
 use crate::references::{Ref, RefKind};
 use crate::store::{Entry, Store};
 use crate::write::{WriteCtx, merge};
-use http::StatusCode;
 use serde_json::{Value, json};
 
 /// Builds (or keeps) the instance view of a VM / scale-set VM; `None` for other kinds.
@@ -126,8 +126,7 @@ pub(crate) fn prepare(
             }) && prev != mode
             {
                 return Err(ArmError::new(
-                    StatusCode::CONFLICT,
-                    "PropertyChangeNotAllowed",
+                    error_codes::PROPERTY_CHANGE_NOT_ALLOWED,
                     "Changing property 'orchestrationMode' is not allowed.",
                 )
                 .with_target("orchestrationMode"));
@@ -151,8 +150,7 @@ pub(crate) fn prepare(
             let Some(e) = existing else {
                 let name = path.names.last().cloned().unwrap_or_default();
                 return Err(ArmError::new(
-                    StatusCode::NOT_FOUND,
-                    "NotFound",
+                    error_codes::NOT_FOUND,
                     format!(
                         "The entity was not found in this Azure location. Resource '{name}' not found."
                     ),
@@ -216,8 +214,8 @@ pub(crate) fn validate_vm_references(
                     .incoming(&key_of(&r.to))
                     .find(|(o, rr)| o != key && rr.kind == RefKind::VmOfNic)
                 {
-                    return Err(ArmError::bad_request(
-                        "NicInUse",
+                    return Err(ArmError::nrp(
+                        error_codes::NIC_IN_USE,
                         format!(
                             "Network Interface {} is used by existing resource {}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic.",
                             r.to, other.from

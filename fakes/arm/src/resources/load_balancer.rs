@@ -5,6 +5,7 @@ use super::default;
 use super::network::sku_name;
 use super::private_address::{AddressRequest, allocate_private_ip, wanted_address};
 use crate::error::ArmError;
+use crate::error_codes::{self, ErrorCode};
 use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::references::{RefKind, parent_key};
@@ -19,8 +20,8 @@ const MAX_FRONTENDS_BASIC: usize = 200;
 /// Load-balancing + inbound NAT rules per LB.
 const MAX_RULES: usize = 1500;
 
-fn bad(code: &str, msg: String) -> ArmError {
-    ArmError::bad_request(code, msg)
+fn bad(code: ErrorCode, msg: String) -> ArmError {
+    ArmError::nrp(code, msg)
 }
 
 /// Prepares a load balancer document.
@@ -57,7 +58,7 @@ pub(crate) fn prepare(
     // [unverified] code; the limits are documented in the Load Balancer limits include.
     if fe_count > max_fe {
         return Err(bad(
-            "LoadBalancerFrontendIPConfigurationsLimitReached",
+            error_codes::LB_FRONTENDS_LIMIT_REACHED,
             format!(
                 "Load balancer {id} has {fe_count} frontend IP configurations, which exceeds the limit of {max_fe}."
             ),
@@ -71,7 +72,7 @@ pub(crate) fn prepare(
         // Verified: 400 LoadBalancerWithoutFrontendIPCantHaveChildResources, wording from an NRP response quoted in
         // terraform-provider-azurerm issue #774; listed in the Load Balancer "common deployment errors" article.
         return Err(bad(
-            "LoadBalancerWithoutFrontendIPCantHaveChildResources",
+            error_codes::LB_WITHOUT_FRONTEND_CANT_HAVE_CHILDREN,
             format!(
                 "Load Balancer {id} does not have Frontend IP Configuration, but it has other child resources. This setup is not supported."
             ),
@@ -96,7 +97,7 @@ pub(crate) fn prepare(
                     // Verified: 400 FrontendIPConfigHasNoSubnetOrPublicIP, wording from an NRP response quoted in
                     // ernestio/ernest issue #480.
                     return Err(bad(
-                        "FrontendIPConfigHasNoSubnetOrPublicIP",
+                        error_codes::FRONTEND_HAS_NO_SUBNET_OR_PUBLIC_IP,
                         format!(
                             "Frontend IP Configuration {fid} must reference either a Subnet or a Public IP Address."
                         ),
@@ -106,7 +107,7 @@ pub(crate) fn prepare(
                 // terraform-provider-azurerm issue #1622).
                 (Some(_), Some(_), _) => {
                     return Err(bad(
-                        "FrontendIPConfigHasBothSubnetAndPublicIP",
+                        error_codes::FRONTEND_HAS_BOTH_SUBNET_AND_PUBLIC_IP,
                         format!(
                             "Frontend IP Configuration {fid} must not reference both a Subnet and a Public IP Address."
                         ),
@@ -174,7 +175,7 @@ pub(crate) fn prepare(
             match (proto, path) {
                 ("Tcp", Some(_)) => {
                     return Err(bad(
-                        "InvalidProbeRequestPath",
+                        error_codes::INVALID_PROBE_REQUEST_PATH,
                         format!(
                             "Probe {pid} has protocol Tcp; requestPath is only allowed for Http and Https probes."
                         ),
@@ -182,14 +183,14 @@ pub(crate) fn prepare(
                 }
                 ("Http" | "Https", None) => {
                     return Err(bad(
-                        "InvalidProbeRequestPath",
+                        error_codes::INVALID_PROBE_REQUEST_PATH,
                         format!("Probe {pid} with protocol {proto} must specify requestPath."),
                     ));
                 }
                 ("Tcp" | "Http" | "Https", _) => {}
                 _ => {
                     return Err(bad(
-                        "InvalidRequestFormat",
+                        error_codes::INVALID_REQUEST_FORMAT,
                         format!(
                             "Probe {pid} has unsupported protocol '{proto}'. Allowed values are Tcp, Http, Https."
                         ),
@@ -206,7 +207,7 @@ pub(crate) fn prepare(
     // [unverified] code; the limit is documented in the Load Balancer limits include.
     if rules.len() + nat > MAX_RULES {
         return Err(bad(
-            "LoadBalancerRulesLimitReached",
+            error_codes::LB_RULES_LIMIT_REACHED,
             format!(
                 "Load balancer {id} has {} rules, which exceeds the limit of {MAX_RULES}.",
                 rules.len() + nat
@@ -222,7 +223,7 @@ pub(crate) fn prepare(
         let proto = p["protocol"].as_str().unwrap_or_default().to_string();
         if !matches!(proto.as_str(), "Tcp" | "Udp" | "All") {
             return Err(bad(
-                "InvalidRequestFormat",
+                error_codes::INVALID_REQUEST_FORMAT,
                 format!(
                     "Load balancing rule {rid} has unsupported protocol '{proto}'. Allowed values are Tcp, Udp, All."
                 ),
@@ -232,7 +233,7 @@ pub(crate) fn prepare(
         let bport = p["backendPort"].as_i64().unwrap_or(fport);
         if !(0..=65534).contains(&fport) || !(0..=65535).contains(&bport) {
             return Err(bad(
-                "InvalidRequestFormat",
+                error_codes::INVALID_REQUEST_FORMAT,
                 format!(
                     "Load balancing rule {rid} has invalid frontendPort {fport} or backendPort {bport}."
                 ),
@@ -241,7 +242,7 @@ pub(crate) fn prepare(
         // [unverified] code and wording (HA ports need an internal Standard LB per the HA ports article).
         if proto == "All" && fport == 0 && (!internal || !standard) {
             return Err(bad(
-                "HaPortsRuleNotSupportedOnLoadBalancer",
+                error_codes::HA_PORTS_RULE_NOT_SUPPORTED,
                 format!(
                     "Load balancing rule {rid} uses HA ports (protocol All, port 0), which is only supported on an internal Standard load balancer."
                 ),
@@ -249,7 +250,7 @@ pub(crate) fn prepare(
         }
         if (proto == "All") != (fport == 0) {
             return Err(bad(
-                "InvalidRequestFormat",
+                error_codes::INVALID_REQUEST_FORMAT,
                 format!(
                     "Load balancing rule {rid}: protocol All requires frontendPort 0 and backendPort 0 (HA ports)."
                 ),
@@ -269,7 +270,7 @@ pub(crate) fn prepare(
                 && parent_key(target) != key
             {
                 return Err(bad(
-                    "InvalidResourceReference",
+                    error_codes::INVALID_RESOURCE_REFERENCE,
                     format!(
                         "Resource {target} referenced by resource {rid} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region."
                     ),
@@ -280,7 +281,7 @@ pub(crate) fn prepare(
         let earlier = seen.entry((fe, fport)).or_default();
         if let Some((other, _)) = earlier.iter().find(|(_, pr)| protocols_overlap(pr, &proto)) {
             return Err(bad(
-                "RulesUseSameFrontendIpConfigurationAndPort",
+                error_codes::RULES_USE_SAME_FRONTEND_AND_PORT,
                 format!(
                     "Load balancer rules {other} and {rid} with the same frontend IP configuration use the same protocol {proto} and frontend port {fport}."
                 ),
@@ -345,7 +346,7 @@ fn check_outbound_frontends(props: &Value) -> Result<(), ArmError> {
             let mut rules = vec![rule.as_str()];
             rules.extend(clashes);
             return Err(bad(
-                "MoreThanOneOutboundRuleUsingSameFrontendIPConfigurationAndProtocolIsNotSupported",
+                error_codes::MULTIPLE_OUTBOUND_RULES_SAME_FRONTEND_AND_PROTOCOL,
                 format!(
                     "Is is not supported to have more than a single outbound rule using frontendIPConfiguration {fe_id} with same or overlapping protocol. This frontendIPConfiguration is used by the following outbound rules: {}",
                     rules.join(",")
@@ -419,7 +420,7 @@ fn check_backend_port_reuse(rules: &[Value]) -> Result<(), ArmError> {
         .map(String::from)
         .unwrap_or(pool);
     Err(bad(
-        "RulesUseSameBackendPortProtocolAndPool",
+        error_codes::RULES_USE_SAME_BACKEND_PORT_PROTOCOL_AND_POOL,
         format!(
             "Load balancing rules {} and {} with floating IP disabled use the same protocol {} and backend port {}, and must not be used with the same backend address pool {pool_id}.",
             a["id"].as_str().unwrap_or_default(),
@@ -456,7 +457,7 @@ fn check_outbound_snat(props: &Value) -> Result<(), ArmError> {
         };
         if let Some((_, outbound)) = outbound_fes.iter().find(|(f, _)| *f == key_of(fe)) {
             return Err(bad(
-                "LoadBalancingRuleMustDisableSNATSinceSameFrontendIPConfigurationIsReferencedByOutboundRule",
+                error_codes::RULE_MUST_DISABLE_SNAT,
                 format!(
                     "Load balancing rule {} must disable SNAT (disableOutboundSnat) since its frontend IP configuration {fe} is also referenced by outbound rule {outbound}.",
                     r["id"].as_str().unwrap_or_default()
@@ -494,8 +495,8 @@ pub(crate) fn validate_references(store: &Store, key: &str, doc: &Value) -> Resu
         let pip_sku = sku_name(pip);
         if pip_sku != lb_sku {
             // Verified: code and wording from an NRP response quoted in public AKS scripts (400 [infer]).
-            return Err(ArmError::bad_request(
-                "PublicIPAndLBSkuDoNotMatch",
+            return Err(ArmError::nrp(
+                error_codes::PUBLIC_IP_AND_LB_SKU_DO_NOT_MATCH,
                 format!(
                     "{lb_sku} sku load balancer {lb_id} cannot reference {pip_sku} sku publicIP {}.",
                     pip["id"].as_str().unwrap_or(pip_id)
@@ -515,8 +516,8 @@ pub(crate) fn validate_references(store: &Store, key: &str, doc: &Value) -> Resu
 /// Two ipconfigs (frontends) of one resource reference the same public IP. Verified: code and wording from
 /// kubernetes-sigs/cloud-provider-azure issue #4243 (an NRP answer to a CCM LB PUT); status 400 [infer].
 pub(crate) fn pip_referenced_twice(pip_id: &str, owner_id: &str) -> ArmError {
-    ArmError::bad_request(
-        "PublicIPReferencedByMultipleIPConfigs",
+    ArmError::nrp(
+        error_codes::PUBLIC_IP_REFERENCED_BY_MULTIPLE_IP_CONFIGS,
         format!(
             "Public ip address {pip_id} is referenced by multiple ipconfigs in resource {owner_id}."
         ),
@@ -533,8 +534,8 @@ pub(crate) fn check_single_pip_user(
 ) -> Result<(), ArmError> {
     for (owner, r) in store.index.incoming(&key_of(pip_id)) {
         if r.kind == RefKind::PipUser && owner != owner_key {
-            return Err(ArmError::bad_request(
-                "PublicIPAddressInUse",
+            return Err(ArmError::nrp(
+                error_codes::PUBLIC_IP_ADDRESS_IN_USE,
                 format!(
                     "Cannot add public IP address {pip_id} to {user}, because it is already in use by {}.",
                     r.from

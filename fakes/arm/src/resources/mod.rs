@@ -17,12 +17,12 @@ mod scale_set_network;
 mod write_only;
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::ArmPath;
 use crate::kinds::{Kind, KindId, Provider};
 use crate::references::{Ref, strip_backrefs};
 use crate::store::{Entry, Store, child_collections, embedded_children_mut};
 use crate::write::WriteCtx;
-use http::StatusCode;
 use serde_json::{Value, json};
 
 pub(crate) use compute::{initial_instance_view, set_power_state_in};
@@ -37,8 +37,8 @@ fn default(props: &mut Value, field: &str, v: Value) {
 
 /// NRP's invalid-name error.
 pub(crate) fn invalid_name(name: &str) -> ArmError {
-    ArmError::bad_request(
-        "InvalidResourceName",
+    ArmError::nrp(
+        error_codes::INVALID_RESOURCE_NAME,
         format!(
             "Resource name {name} is invalid. The name can be up to 80 characters long. It must begin with a word character, and it must end with a word character or with '_'. The name may contain word characters or '.', '-', '_'."
         ),
@@ -88,7 +88,10 @@ pub(crate) fn prepare(
         return Err(invalid_name(&name));
     }
     let obj = body.as_object_mut().ok_or_else(|| {
-        ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
+        ArmError::nrp(
+            error_codes::INVALID_REQUEST_FORMAT,
+            "Cannot parse the request.",
+        )
     })?;
     for ro in ["id", "name", "type", "etag"] {
         obj.remove(ro);
@@ -100,8 +103,7 @@ pub(crate) fn prepare(
             .unwrap_or_default(),
         None => {
             return Err(ArmError::new(
-                StatusCode::BAD_REQUEST,
-                "LocationRequired",
+                error_codes::LOCATION_REQUIRED,
                 "The location property is required for this definition.",
             ));
         }
@@ -112,8 +114,7 @@ pub(crate) fn prepare(
     {
         let rg = path.resource_group.clone().unwrap_or_default();
         return Err(ArmError::new(
-            StatusCode::BAD_REQUEST,
-            "InvalidResourceLocation",
+            error_codes::INVALID_RESOURCE_LOCATION,
             format!(
                 "The resource '{name}' already exists in location '{}' in resource group '{rg}'. A resource with the same name cannot be created in location '{location}'. Please select a new resource name.",
                 e.location()
@@ -125,8 +126,7 @@ pub(crate) fn prepare(
         && !tags.is_null()
     {
         return Err(ArmError::new(
-            StatusCode::BAD_REQUEST,
-            "InvalidRequestContent",
+            error_codes::INVALID_REQUEST_CONTENT,
             "The request content was invalid and could not be deserialized: 'tags' must be an object of strings.",
         ));
     }
@@ -135,8 +135,7 @@ pub(crate) fn prepare(
     }
     if !obj["properties"].is_object() {
         return Err(ArmError::new(
-            StatusCode::BAD_REQUEST,
-            "InvalidRequestContent",
+            error_codes::INVALID_REQUEST_CONTENT,
             "The request content was invalid and could not be deserialized: 'properties' must be an object.",
         ));
     }
@@ -198,8 +197,8 @@ fn normalise_children(doc: &mut Value, kind: KindId, id: &str) -> Result<(), Arm
                 return Err(invalid_name(&name));
             }
             if !seen.insert(name.to_ascii_lowercase()) {
-                return Err(ArmError::bad_request(
-                    "DuplicateResourceName",
+                return Err(ArmError::nrp(
+                    error_codes::DUPLICATE_RESOURCE_NAME,
                     format!("Resource {id} has two child resources with the same name ({name})."),
                 ));
             }

@@ -6,6 +6,7 @@ use super::dynamic_public_ip::{default_ddos, is_attached, is_deferred};
 use super::load_balancer::check_single_pip_user;
 use super::private_address::{assign_ipconfig_address, subnet_prefixes};
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::references::{Ref, RefKind};
@@ -41,8 +42,8 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
     if standard && p["publicIPAllocationMethod"] != "Static" {
         // Verified: code and wording from an az CLI transcript of the NRP answer (400 [infer]); the same wording
         // appears in Bicep comments of several public templates.
-        return Err(ArmError::bad_request(
-            "StandardAndStandardV2SkuPublicIPAddressesMustBeStatic",
+        return Err(ArmError::nrp(
+            error_codes::STANDARD_PUBLIC_IP_MUST_BE_STATIC,
             format!("Standard sku publicIp {id} must have AllocationMethod set to Static."),
         ));
     }
@@ -51,8 +52,8 @@ pub(crate) fn prepare_public_ip(doc: &mut Value, existing: Option<&Entry>) -> Re
     let idle = p["idleTimeoutInMinutes"].as_i64().unwrap_or(0);
     // [unverified] code and wording.
     if !(4..=30).contains(&idle) {
-        return Err(ArmError::bad_request(
-            "PublicIPIdleTimeoutIsOutOfRange",
+        return Err(ArmError::nrp(
+            error_codes::PUBLIC_IP_IDLE_TIMEOUT_OUT_OF_RANGE,
             format!(
                 "IdleTimeoutInMinutes of public IP {id} is {idle}; it must be between 4 and 30 minutes."
             ),
@@ -171,8 +172,8 @@ pub(crate) fn prepare_ipconfigs(
         .and_then(Value::as_array_mut)
         .filter(|a| !a.is_empty())
     else {
-        return Err(ArmError::bad_request(
-            "NetworkInterfaceMustHaveAtLeastOneIpConfiguration",
+        return Err(ArmError::nrp(
+            error_codes::NIC_MUST_HAVE_IP_CONFIGURATION,
             format!("Network interface {nic_id} must have at least one IP configuration."),
         ));
     };
@@ -255,8 +256,8 @@ pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
     default(p, "disableBgpRoutePropagation", json!(false));
     let routes = p["routes"].as_array().cloned().unwrap_or_default();
     if routes.len() > MAX_ROUTES {
-        return Err(ArmError::bad_request(
-            "RouteTableRoutesLimitReached",
+        return Err(ArmError::nrp(
+            error_codes::ROUTE_TABLE_ROUTES_LIMIT_REACHED,
             format!(
                 "Route table has {} routes, which exceeds the limit of {MAX_ROUTES}.",
                 routes.len()
@@ -271,8 +272,8 @@ pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
             .and_then(Value::as_str)
             .is_none_or(str::is_empty)
         {
-            return Err(ArmError::bad_request(
-                "RouteAddressPrefixMissing",
+            return Err(ArmError::nrp(
+                error_codes::ROUTE_ADDRESS_PREFIX_MISSING,
                 format!("Route {rid} must specify addressPrefix."),
             ));
         }
@@ -284,8 +285,8 @@ pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
             hop,
             "VirtualNetworkGateway" | "VnetLocal" | "Internet" | "VirtualAppliance" | "None"
         ) {
-            return Err(ArmError::bad_request(
-                "InvalidRouteNextHopType",
+            return Err(ArmError::nrp(
+                error_codes::INVALID_ROUTE_NEXT_HOP_TYPE,
                 format!(
                     "Route {rid} has unsupported nextHopType '{hop}'. Allowed values are VirtualNetworkGateway, VnetLocal, Internet, VirtualAppliance, None."
                 ),
@@ -297,8 +298,8 @@ pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
             .filter(|s| !s.is_empty());
         match (hop, ip) {
             ("VirtualAppliance", None) => {
-                return Err(ArmError::bad_request(
-                    "InvalidRouteNextHopIpAddress",
+                return Err(ArmError::nrp(
+                    error_codes::INVALID_ROUTE_NEXT_HOP_IP_ADDRESS,
                     format!(
                         "Route {rid} with next hop type VirtualAppliance must specify nextHopIpAddress."
                     ),
@@ -306,8 +307,8 @@ pub(crate) fn prepare_route_table(doc: &mut Value) -> Result<(), ArmError> {
             }
             ("VirtualAppliance", Some(_)) | (_, None) => {}
             (_, Some(_)) => {
-                return Err(ArmError::bad_request(
-                    "InvalidRouteNextHopIpAddress",
+                return Err(ArmError::nrp(
+                    error_codes::INVALID_ROUTE_NEXT_HOP_IP_ADDRESS,
                     format!(
                         "Route {rid}: nextHopIpAddress can only be specified for next hop type VirtualAppliance."
                     ),
@@ -355,8 +356,8 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             if written.addr() != net.addr() {
                 // Code verified from an ARM deployment error transcript (InvalidCIDRNotation); [unverified]
                 // full wording.
-                return Err(ArmError::bad_request(
-                    "InvalidCIDRNotation",
+                return Err(ArmError::nrp(
+                    error_codes::INVALID_CIDR_NOTATION,
                     format!(
                         "The address prefix {c} in resource {} has an invalid CIDR notation. For the given prefix length, the address prefix should be {net}.",
                         s["id"].as_str().unwrap_or_default(),
@@ -365,8 +366,8 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             }
             // Verified: 400 NetcfgSubnetRangeOutsideVnet with this wording (az CLI transcript of the NRP answer).
             if !spaces.is_empty() && !spaces.iter().any(|space| space.contains(&net)) {
-                return Err(ArmError::bad_request(
-                    "NetcfgSubnetRangeOutsideVnet",
+                return Err(ArmError::nrp(
+                    error_codes::NETCFG_SUBNET_RANGE_OUTSIDE_VNET,
                     format!(
                         "Subnet '{name}' is not valid because its IP address range is outside the IP address range of virtual network '{vnet_name}'."
                     ),
@@ -374,8 +375,8 @@ pub(crate) fn prepare_vnet(doc: &mut Value) -> Result<(), ArmError> {
             }
             // Verified: 400 NetcfgSubnetRangesOverlap with this wording (terraform and az CLI transcripts).
             if ranges.iter().any(|r| r.contains(&net) || net.contains(r)) {
-                return Err(ArmError::bad_request(
-                    "NetcfgSubnetRangesOverlap",
+                return Err(ArmError::nrp(
+                    error_codes::NETCFG_SUBNET_RANGES_OVERLAP,
                     format!(
                         "Subnet '{name}' is not valid because its IP address range overlaps with that of an existing subnet in virtual network '{vnet_name}'."
                     ),
@@ -412,8 +413,8 @@ pub(crate) fn validate_vnet_references(store: &Store, doc: &Value) -> Result<(),
                     .is_some_and(|e| e.kind == KindId::PrivateLinkService)
         });
         if let Some((_, r)) = pls_user {
-            return Err(ArmError::bad_request(
-                "PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet",
+            return Err(ArmError::nrp(
+                error_codes::PLS_NETWORK_POLICIES_ON_PLS_SUBNET,
                 format!(
                     "Private link service network policies cannot be enabled on subnet {subnet_id} since it is used by private link service {}.",
                     r.from

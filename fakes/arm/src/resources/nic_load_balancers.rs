@@ -8,6 +8,7 @@
 
 use super::load_balancer::rule_pools;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::key_of;
 use crate::references::{RefKind, parent_key};
 use crate::store::Store;
@@ -107,13 +108,13 @@ fn check_backend_ports(store: &Store, ipc: &Value) -> Result<(), ArmError> {
                 continue;
             }
             let code = if a.lb == b.lb {
-                "RulesUseSameBackendPortProtocolAndIPConfig"
+                error_codes::RULES_USE_SAME_BACKEND_PORT_PROTOCOL_AND_IP_CONFIG
             } else if lb_is_internal(store, &a.lb) == lb_is_internal(store, &b.lb) {
-                "RulesOfSameLoadBalancerTypeUseSameBackendPortProtocolAndIPConfig"
+                error_codes::RULES_OF_SAME_LB_TYPE_USE_SAME_BACKEND_PORT
             } else {
                 continue;
             };
-            return Err(ArmError::bad_request(
+            return Err(ArmError::nrp(
                 code,
                 format!(
                     "Load balancer rules {} and {} with floating IP disabled use the same backend port {} and protocol {}, and must not be used with the same backend IP {ipc_id}.",
@@ -148,8 +149,8 @@ fn check_one_lb_per_type(store: &Store, nic: &Value) -> Result<(), ArmError> {
     let [public, internal] = by_type;
     if public.len() > 1 {
         let list: Vec<String> = public.iter().map(|k| lb_display(store, k)).collect();
-        return Err(ArmError::bad_request(
-            "NetworkInterfaceUsesMultipleLoadBalancersOfSameType",
+        return Err(ArmError::nrp(
+            error_codes::NIC_USES_MULTIPLE_LBS_OF_SAME_TYPE,
             format!(
                 "Network interface {nic_id} references more than one load balancer of the same type (internal or public): {}.",
                 list.join(", ")
@@ -157,8 +158,8 @@ fn check_one_lb_per_type(store: &Store, nic: &Value) -> Result<(), ArmError> {
         ));
     }
     if internal.len() > 1 {
-        return Err(ArmError::bad_request(
-            "AnotherInternalLoadBalancerExists",
+        return Err(ArmError::nrp(
+            error_codes::ANOTHER_INTERNAL_LOAD_BALANCER_EXISTS,
             format!(
                 "Network interface {nic_id} is referenced by internal load balancers {} and {}. Only one internal load balancer can reference the same network interface.",
                 lb_display(store, &internal[0]),

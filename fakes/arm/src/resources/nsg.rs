@@ -2,6 +2,7 @@
 //! port ranges, singular/plural exclusivity, rule limit) and the singular/plural echo NRP returns.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::store::Entry;
 use serde_json::{Value, json};
 
@@ -84,8 +85,8 @@ fn is_address(v: &str) -> bool {
 
 /// Verified: 400 SecurityRuleInvalidPortRange with this wording (user transcripts of NRP answers).
 fn bad_port(v: &str) -> ArmError {
-    ArmError::bad_request(
-        "SecurityRuleInvalidPortRange",
+    ArmError::nrp(
+        error_codes::SECURITY_RULE_INVALID_PORT_RANGE,
         format!(
             "Security rule has invalid Port range. Value provided: {v}. Value should be an integer OR integer range with '-' delimiter. Valid range 0-65535."
         ),
@@ -95,8 +96,8 @@ fn bad_port(v: &str) -> ArmError {
 /// SecurityRuleParameterContainsUnsupportedValue (verified code, 400). The wording of the direction/access/protocol
 /// and singular-plus-plural cases is [unverified]; the tag-in-plural case is verified (see caller).
 fn unsupported(param: &str, id: &str, detail: &str) -> ArmError {
-    ArmError::bad_request(
-        "SecurityRuleParameterContainsUnsupportedValue",
+    ArmError::nrp(
+        error_codes::SECURITY_RULE_UNSUPPORTED_VALUE,
         format!("Security rule parameter {param} for rule with Id {id} {detail}"),
     )
 }
@@ -105,23 +106,26 @@ fn unsupported(param: &str, id: &str, detail: &str) -> ArmError {
 fn prepare_rule(rule: &mut Value) -> Result<(), ArmError> {
     let id = rule["id"].as_str().unwrap_or_default().to_string();
     let p = rule["properties"].as_object_mut().ok_or_else(|| {
-        ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
+        ArmError::nrp(
+            error_codes::INVALID_REQUEST_FORMAT,
+            "Cannot parse the request.",
+        )
     })?;
     let priority = p.get("priority").and_then(Value::as_i64);
     // Verified: 400 SecurityRuleInvalidPriority with this wording (az CLI transcript of the NRP answer).
     match priority {
         Some(pr) if (100..=4096).contains(&pr) => {}
         Some(pr) => {
-            return Err(ArmError::bad_request(
-                "SecurityRuleInvalidPriority",
+            return Err(ArmError::nrp(
+                error_codes::SECURITY_RULE_INVALID_PRIORITY,
                 format!(
                     "Security rule has invalid Priority. Value provided: {pr} Allowed range 100-4096."
                 ),
             ));
         }
         None => {
-            return Err(ArmError::bad_request(
-                "SecurityRuleInvalidPriority",
+            return Err(ArmError::nrp(
+                error_codes::SECURITY_RULE_INVALID_PRIORITY,
                 "Security rule has invalid Priority. Value provided: null Allowed range 100-4096.",
             ));
         }
@@ -204,8 +208,8 @@ fn prepare_rule(rule: &mut Value) -> Result<(), ArmError> {
             }
             if let Some(v) = many.iter().find(|v| v.trim() == "*") {
                 // Code seen in public terraform module notes on NRP behaviour; [unverified] wording.
-                return Err(ArmError::bad_request(
-                    "SecurityRuleParameterContainsInvalidPortRanges",
+                return Err(ArmError::nrp(
+                    error_codes::SECURITY_RULE_INVALID_PORT_RANGES,
                     format!(
                         "Security rule parameter {name} for rule with Id {id} contains invalid port range {v}: '*' is only allowed in {single}."
                     ),
@@ -257,12 +261,15 @@ pub(crate) fn prepare(doc: &mut Value, _existing: Option<&Entry>) -> Result<(), 
         props["securityRules"] = json!([]);
     }
     let rules = props["securityRules"].as_array_mut().ok_or_else(|| {
-        ArmError::bad_request("InvalidRequestFormat", "Cannot parse the request.")
+        ArmError::nrp(
+            error_codes::INVALID_REQUEST_FORMAT,
+            "Cannot parse the request.",
+        )
     })?;
     // [unverified] code; the 1000-rule limit is documented in the virtual network limits include.
     if rules.len() > MAX_RULES {
-        return Err(ArmError::bad_request(
-            "SecurityRulesLimitReached",
+        return Err(ArmError::nrp(
+            error_codes::SECURITY_RULES_LIMIT_REACHED,
             format!(
                 "Network security group {id} has {} security rules, which exceeds the limit of {MAX_RULES}.",
                 rules.len()
@@ -278,8 +285,8 @@ pub(crate) fn prepare(doc: &mut Value, _existing: Option<&Entry>) -> Result<(), 
                 && a["properties"]["direction"] == b["properties"]["direction"]
             {
                 // Verified: 400 SecurityRuleConflict with this wording (az CLI transcripts of NRP answers).
-                return Err(ArmError::bad_request(
-                    "SecurityRuleConflict",
+                return Err(ArmError::nrp(
+                    error_codes::SECURITY_RULE_CONFLICT,
                     format!(
                         "Security rule {} conflicts with rule {}. Rules cannot have the same Priority and Direction. To learn more, see aka.ms/nsgrules.",
                         a["name"].as_str().unwrap_or_default(),
@@ -308,16 +315,16 @@ mod tests {
         let mut rule = json!({"id":"/x/r","properties":{"priority":100,"direction":"Inbound","access":"Allow","protocol":"Tcp",
             "sourcePortRange":"*","destinationPortRange":"80","sourceAddressPrefixes":["10.0.0.0/8","Internet"]}});
         let err = prepare_rule(&mut rule).unwrap_err();
-        assert_eq!(err.code, "SecurityRuleParameterContainsUnsupportedValue");
+        assert_eq!(err.code(), "SecurityRuleParameterContainsUnsupportedValue");
         assert!(
-            err.message.contains("Unsupported value used: Internet."),
+            err.message().contains("Unsupported value used: Internet."),
             "{}",
-            err.message
+            err.message()
         );
         let mut rule = json!({"id":"/x/r","properties":{"priority":100,"direction":"Inbound","access":"Allow","protocol":"Tcp",
             "sourcePortRange":"*","destinationPortRanges":["*"],"sourceAddressPrefix":"Internet"}});
         assert_eq!(
-            prepare_rule(&mut rule).unwrap_err().code,
+            prepare_rule(&mut rule).unwrap_err().code(),
             "SecurityRuleParameterContainsInvalidPortRanges"
         );
     }

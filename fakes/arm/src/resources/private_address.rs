@@ -4,6 +4,7 @@
 //! Addresses in use come from the store's address index, so allocation never visits the other users' documents.
 
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::key_of;
 use crate::store::{Store, find_child};
 use ipnet::IpNet;
@@ -95,8 +96,8 @@ pub(crate) fn subnet_prefixes(subnet: &Value) -> Vec<String> {
 }
 
 fn invalid_reference(subnet_id: &str, user: &str) -> ArmError {
-    ArmError::bad_request(
-        "InvalidResourceReference",
+    ArmError::nrp(
+        error_codes::INVALID_RESOURCE_REFERENCE,
         format!(
             "Resource {subnet_id} referenced by resource {user} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region."
         ),
@@ -137,8 +138,8 @@ pub(crate) fn allocate_private_ip(
         .find_map(|c| Prefix::parse(c).filter(|p| p.v6 == v6).map(|p| (c, p)))
     else {
         if v6 {
-            return Err(ArmError::bad_request(
-                "SubnetMissingIPv6AddressPrefix",
+            return Err(ArmError::nrp(
+                error_codes::SUBNET_MISSING_IPV6_PREFIX,
                 format!(
                     "IP configuration {user} requests an IPv6 private address, but subnet {subnet_id} has no IPv6 address prefix ({}).",
                     all.join(",")
@@ -170,8 +171,8 @@ pub(crate) fn allocate_private_ip(
     if let Some(w) = want {
         let family = if v6 { "IPv6" } else { "IPv4" };
         let Some(addr) = w.parse::<IpAddr>().ok().filter(|a| a.is_ipv6() == v6) else {
-            return Err(ArmError::bad_request(
-                "InvalidPrivateIPAddress",
+            return Err(ArmError::nrp(
+                error_codes::INVALID_PRIVATE_IP_ADDRESS,
                 format!("Private IP address {w} of {user} is not a valid {family} address."),
             ));
         };
@@ -179,16 +180,16 @@ pub(crate) fn allocate_private_ip(
         let in_prefix = n >= prefix.net && n <= prefix.last;
         let reserved = in_prefix && (n < prefix.net.saturating_add(4) || n > prefix.last_usable());
         if is_static && !in_prefix {
-            return Err(ArmError::bad_request(
-                "PrivateIPAddressNotInSubnet",
+            return Err(ArmError::nrp(
+                error_codes::PRIVATE_IP_ADDRESS_NOT_IN_SUBNET,
                 format!(
                     "Private static IP address {w} does not belong to the range of subnet prefix {cidr}."
                 ),
             ));
         }
         if is_static && reserved {
-            return Err(ArmError::bad_request(
-                "PrivateIPAddressInReservedRange",
+            return Err(ArmError::nrp(
+                error_codes::PRIVATE_IP_ADDRESS_IN_RESERVED_RANGE,
                 format!(
                     "Private static IP address {w} falls within reserved IP range of subnet prefix {cidr}."
                 ),
@@ -201,8 +202,8 @@ pub(crate) fn allocate_private_ip(
                 return Ok(s);
             }
             Some(by) if is_static => {
-                return Err(ArmError::bad_request(
-                    "PrivateIPAddressIsAllocated",
+                return Err(ArmError::nrp(
+                    error_codes::PRIVATE_IP_ADDRESS_IS_ALLOCATED,
                     format!(
                         "IP configuration {user} is using the private IP address {w} which is already allocated to resource {by}."
                     ),
@@ -231,8 +232,8 @@ pub(crate) fn allocate_private_ip(
             None => break,
         };
     }
-    Err(ArmError::bad_request(
-        "SubnetIsFull",
+    Err(ArmError::nrp(
+        error_codes::SUBNET_IS_FULL,
         format!(
             "Subnet {subnet_id} with address prefix {} does not have enough capacity for 1 IP addresses.",
             all.join(",")
@@ -282,8 +283,8 @@ pub(crate) fn assign_ipconfig_address(
         .and_then(Value::as_str)
         .map(String::from)
     else {
-        return Err(ArmError::bad_request(
-            "IpConfigurationSubnetMissing",
+        return Err(ArmError::nrp(
+            error_codes::IP_CONFIGURATION_SUBNET_MISSING,
             format!("Subnet is missing on IP configuration {user}."),
         ));
     };

@@ -12,6 +12,7 @@
 use super::default;
 use super::private_address::assign_ipconfig_address;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::etag;
 use crate::id::key_of;
 use crate::kinds::KindId;
@@ -72,8 +73,8 @@ pub(crate) fn prepare(
         .is_none_or(Vec::is_empty)
     {
         // [unverified] code and wording.
-        return Err(ArmError::bad_request(
-            "PrivateLinkServiceMustHaveLoadBalancerFrontendIpConfigurations",
+        return Err(ArmError::nrp(
+            error_codes::PLS_MUST_HAVE_FRONTENDS,
             format!(
                 "Private link service {id} must reference at least one load balancer frontend IP configuration."
             ),
@@ -86,8 +87,8 @@ pub(crate) fn prepare(
         .filter(|a| !a.is_empty())
     else {
         // [unverified] code and wording.
-        return Err(ArmError::bad_request(
-            "PrivateLinkServiceMustHaveIpConfigurations",
+        return Err(ArmError::nrp(
+            error_codes::PLS_MUST_HAVE_IP_CONFIGURATIONS,
             format!("Private link service {id} must have at least one IP configuration."),
         ));
     };
@@ -144,8 +145,8 @@ pub(crate) fn validate_references(store: &Store, doc: &Value) -> Result<(), ArmE
             .and_then(Value::as_str)
             != Some("Disabled")
         {
-            return Err(ArmError::bad_request(
-                "PrivateLinkServiceCannotBeCreatedInSubnetThatHasNetworkPoliciesEnabled",
+            return Err(ArmError::nrp(
+                error_codes::PLS_IN_SUBNET_WITH_NETWORK_POLICIES,
                 format!(
                     "Private link service {pls_id} cannot be created in a subnet {subnet_id} since it has private link service network policies enabled."
                 ),
@@ -329,8 +330,8 @@ pub(crate) fn owner_of_nic<'a>(store: &'a Store, nic_key: &str) -> Option<&'a st
 /// a private endpoint <pe>. It can not be modified by user." — Azure/azure-sdk-for-python issue #18911). Tag updates
 /// (PATCH) stay allowed, as they are for private endpoint NICs (terraform-provider-azurerm PR #29319).
 pub(crate) fn nic_is_read_only(nic_id: &str, pls_id: &str) -> ArmError {
-    ArmError::bad_request(
-        "CannotModifyNicAttachedToPrivateLinkService",
+    ArmError::nrp(
+        error_codes::CANNOT_MODIFY_NIC_ATTACHED_TO_PLS,
         format!(
             "Network interface {nic_id} is linked to a private link service {pls_id}. It can not be modified by user."
         ),

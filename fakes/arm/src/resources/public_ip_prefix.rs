@@ -14,6 +14,7 @@
 
 use super::default;
 use crate::error::ArmError;
+use crate::error_codes;
 use crate::id::key_of;
 use crate::kinds::KindId;
 use crate::store::{Entry, Store};
@@ -59,8 +60,8 @@ pub(crate) fn prepare(doc: &mut Value, existing: Option<&Entry>) -> Result<(), A
     };
     let len = p.get("prefixLength").and_then(Value::as_u64);
     if !len.is_some_and(|l| (low..=high).contains(&l)) {
-        return Err(ArmError::bad_request(
-            "InvalidPublicIpPrefixLength",
+        return Err(ArmError::nrp(
+            error_codes::INVALID_PUBLIC_IP_PREFIX_LENGTH,
             format!(
                 "Public IP prefix {id} must set prefixLength between {low} and {high} for its IP version."
             ),
@@ -207,8 +208,8 @@ pub(crate) fn validate_public_ip(
             .and_then(|d| d["id"].as_str())
             .unwrap_or(&prefix_key)
             .to_string();
-        return Err(ArmError::bad_request(
-            "PublicIpPrefixOutOfIpAddressesForPublicIp",
+        return Err(ArmError::nrp(
+            error_codes::PUBLIC_IP_PREFIX_OUT_OF_ADDRESSES,
             format!(
                 "Public IP prefix {prefix_id} has no free IP address for public IP {}.",
                 pip["id"].as_str().unwrap_or_default()

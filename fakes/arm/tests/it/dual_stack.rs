@@ -16,7 +16,7 @@ fn nic(ipcs: Vec<Value>) -> Value {
 fn code(r: Result<Value, fake_arm::ArmError>) -> String {
     match r {
         Ok(v) => panic!("expected an error, got {v}"),
-        Err(e) => e.code,
+        Err(e) => e.code().to_string(),
     }
 }
 

@@ -26,9 +26,9 @@ fn subnet(name: &str) -> String {
 
 fn expect(r: Result<Value, ArmError>, code: &str, wording: &str) -> ArmError {
     let e = r.expect_err(code);
-    assert_eq!(e.code, code, "{}", e.message);
-    assert_eq!(e.status.as_u16(), 400, "{code}");
-    assert!(e.message.contains(wording), "{code}: {}", e.message);
+    assert_eq!(e.code(), code, "{}", e.message());
+    assert_eq!(e.status().as_u16(), 400, "{code}");
+    assert!(e.message().contains(wording), "{code}: {}", e.message());
     e
 }
 
@@ -201,7 +201,7 @@ fn in_use_codes_match_nrp() {
     .unwrap();
     let e = s.delete(&rt).unwrap_err();
     assert_eq!(
-        (e.code.as_str(), e.message.as_str()),
+        (e.code(), e.message()),
         (
             "InUseRouteTableCannotBeDeleted",
             "Route table rt is in use and cannot be deleted."
@@ -214,9 +214,12 @@ fn in_use_codes_match_nrp() {
     s.put(&vmss, json!({"location":"eastus","sku":{"name":"Standard_D2s_v3","capacity":1},"properties":{"virtualMachineProfile":{"networkProfile":{"networkInterfaceConfigurations":[
         {"name":"nic","properties":{"primary":true,"networkSecurityGroup":{"id":nsg},"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet("nodes")}}}]}}]}}}})).unwrap();
     let e = s.delete(&nsg).unwrap_err();
-    assert_eq!(e.code, "NetworkSecurityGroupInUseByVirtualMachineScaleSet");
     assert_eq!(
-        e.message,
+        e.code(),
+        "NetworkSecurityGroupInUseByVirtualMachineScaleSet"
+    );
+    assert_eq!(
+        e.message(),
         format!(
             "Cannot delete network security group {nsg} since it is in use by virtual machine scale set {vmss}."
         )
@@ -239,9 +242,9 @@ fn in_use_codes_match_nrp() {
     );
     s.put(&pls, pls_body("pls")).unwrap();
     let e = s.delete(&lb).unwrap_err();
-    assert_eq!(e.code, "CannotDeleteLoadBalancerWithPrivateLinkService");
+    assert_eq!(e.code(), "CannotDeleteLoadBalancerWithPrivateLinkService");
     assert_eq!(
-        e.message,
+        e.message(),
         format!(
             "Cannot delete load balancer {lb} since it is referenced by private link service {pls}. Please delete private link service prior to deleting load balancer."
         )
@@ -250,7 +253,7 @@ fn in_use_codes_match_nrp() {
         .put(&subnet("pls"), json!({"properties":{"addressPrefix":"10.0.1.0/24","privateLinkServiceNetworkPolicies":"Enabled"}}))
         .unwrap_err();
     assert_eq!(
-        e.code,
+        e.code(),
         "PrivateLinkServiceNetworkPoliciesCannotBeEnabledOnPrivateLinkServiceSubnet"
     );
     s.delete(&pls).unwrap();
@@ -274,7 +277,7 @@ fn nic_in_two_internal_load_balancers_is_rejected() {
             nic(json!({"subnet":{"id":subnet("nodes")},"loadBalancerBackendAddressPools":[pool("a"), pool("b")]})),
         )
         .unwrap_err();
-    assert_eq!(e.code, "AnotherInternalLoadBalancerExists");
+    assert_eq!(e.code(), "AnotherInternalLoadBalancerExists");
 }
 
 /// A public Standard LB `name` with one pool, one probe and the given rules (built with `rule_on`).
@@ -322,7 +325,7 @@ fn rules_of_two_public_lbs_on_one_ipconfig_conflict() {
         "with floating IP disabled use the same backend port 8080 and protocol Tcp, and must not be used with the same backend IP",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         format!(
             "Load balancer rules {} and {} with floating IP disabled use the same backend port 8080 and protocol Tcp, and must not be used with the same backend IP {ipc}.",
             Fake::net("rg", "loadBalancers/a/loadBalancingRules/web"),
@@ -340,13 +343,13 @@ fn rules_of_two_public_lbs_on_one_ipconfig_conflict() {
         "references more than one load balancer of the same type (internal or public): ",
     );
     assert!(
-        e.message.ends_with(&format!(
+        e.message().ends_with(&format!(
             "{}, {}.",
             Fake::net("rg", "loadBalancers/a"),
             Fake::net("rg", "loadBalancers/b")
         )),
         "{}",
-        e.message
+        e.message()
     );
     // Floating IP lifts the port conflict (the LB-count rule still applies).
     public_lb(&s, "b", json!([rule_on("b", "web", 8080, true)]));

@@ -146,7 +146,7 @@ async fn references_across_regions_are_rejected() {
     f.state.put(&pip, json!({"location":"West US","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}})).unwrap();
     let lb = Fake::net("rg", "loadBalancers/lb");
     let err = f.state.put(&lb, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[{"name":"fe","properties":{"publicIPAddress":{"id":pip}}}]}})).unwrap_err();
-    assert_eq!(err.code, "InvalidResourceReference");
+    assert_eq!(err.code(), "InvalidResourceReference");
     // Same region (display-cased location is normalised) is fine.
     let (s, _, _) = f
         .put(&nic, NET, json!({"location":"East US","properties":{"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet}}}]}}))
