@@ -364,7 +364,10 @@ impl ArmClient {
         Ok(value)
     }
 
-    async fn build(&self, out: &Outgoing<'_>) -> Result<reqwest::RequestBuilder, ArmError> {
+    pub(crate) async fn build(
+        &self,
+        out: &Outgoing<'_>,
+    ) -> Result<reqwest::RequestBuilder, ArmError> {
         let options = &self.inner.options;
         let authorization = Self::token(self.inner.credential.as_ref(), &options.scope).await?;
         let mut request = self

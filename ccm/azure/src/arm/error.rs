@@ -165,7 +165,7 @@ pub enum ArmError {
         /// `Failed` or `Canceled`.
         status: String,
         /// The operation's error.
-        error: ErrorDetail,
+        error: Box<ErrorDetail>,
     },
     /// A long-running operation did not finish within the bound.
     #[error("ARM operation for {method} {path} still running after {}s", elapsed.as_secs())]

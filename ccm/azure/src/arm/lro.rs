@@ -100,7 +100,7 @@ impl ArmClient {
                             method: method.to_string(),
                             path: url.path().to_string(),
                             status: status.status,
-                            error: status.error.unwrap_or_default(),
+                            error: Box::new(status.error.unwrap_or_default()),
                         });
                     }
                     Some(true) => break,

@@ -40,6 +40,9 @@ pub mod lro;
 pub mod options;
 pub mod retry_after;
 
+#[cfg(test)]
+mod tests;
+
 pub use calls::Target;
 pub use client::{Answer, ArmClient};
 pub use client_kind::ClientKind;

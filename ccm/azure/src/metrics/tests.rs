@@ -26,10 +26,11 @@ fn remaining_headers_become_gauges_per_header_and_policy() {
     metrics.record_remaining(&headers);
     let mut text = String::new();
     encode(&mut text, &registry).unwrap();
-    let lines: Vec<&str> = text
+    let mut lines: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("cloudprovider_azure_arm_ratelimit_remaining{"))
         .collect();
+    lines.sort();
     insta::assert_snapshot!(lines.join("\n"));
 }
 

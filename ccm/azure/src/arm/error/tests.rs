@@ -107,10 +107,10 @@ fn classification() {
         method: "PUT".into(),
         path: "/x".into(),
         status: "Canceled".into(),
-        error: ErrorDetail {
+        error: Box::new(ErrorDetail {
             code: "CanceledAndSupersededDueToAnotherOperation".into(),
             ..ErrorDetail::default()
-        },
+        }),
     };
     assert!(failed.is_superseded());
     assert!(failed.is_retryable());
