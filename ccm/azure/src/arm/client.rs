@@ -205,44 +205,25 @@ impl ArmClient {
         let inner = &self.inner;
         let metrics = &inner.metrics;
         let op = OpKind::of(&out.method);
-        if let Err(closed) = inner.gates.check(out.client, op) {
-            metrics
-                .api_request_throttled
-                .get_or_create(&labels.legacy)
-                .inc();
-            metrics
-                .arm_request_throttle
-                .get_or_create(&labels.arm)
-                .inc();
-            return Err(ArmError::GateClosed {
-                client: out.client.name(),
-                op,
-                remaining: closed.remaining,
-            });
-        }
+        self.gate_check(out, op, labels)?;
         if let Some(limiter) = inner.limiters.client(out.client) {
             let max = inner.options.max_rate_limit_wait;
-            match limiter.acquire(op, max).await {
+            let waited = limiter.acquire(op, max).await;
+            if !matches!(waited, Ok(false)) {
+                metrics
+                    .api_request_ratelimited
+                    .get_or_create(&labels.legacy)
+                    .inc();
+                metrics
+                    .arm_request_rate_limit
+                    .get_or_create(&labels.arm)
+                    .inc();
+            }
+            match waited {
                 Ok(false) => {}
-                Ok(true) => {
-                    metrics
-                        .api_request_ratelimited
-                        .get_or_create(&labels.legacy)
-                        .inc();
-                    metrics
-                        .arm_request_rate_limit
-                        .get_or_create(&labels.arm)
-                        .inc();
-                }
+                // ARM may have throttled another call while this one waited for its token.
+                Ok(true) => self.gate_check(out, op, labels)?,
                 Err(refused) => {
-                    metrics
-                        .api_request_ratelimited
-                        .get_or_create(&labels.legacy)
-                        .inc();
-                    metrics
-                        .arm_request_rate_limit
-                        .get_or_create(&labels.arm)
-                        .inc();
                     return Err(ArmError::RateLimited {
                         client: out.client.name(),
                         wait: refused.wait,
@@ -330,6 +311,27 @@ impl ArmClient {
             );
         }
         Err(ArmError::Response(Box::new(error)))
+    }
+
+    /// Fails fast, counting the refusal, when ARM throttled this client or the subscription.
+    fn gate_check(&self, out: &Outgoing<'_>, op: OpKind, labels: &Labels) -> Result<(), ArmError> {
+        let Err(closed) = self.inner.gates.check(out.client, op) else {
+            return Ok(());
+        };
+        let metrics = &self.inner.metrics;
+        metrics
+            .api_request_throttled
+            .get_or_create(&labels.legacy)
+            .inc();
+        metrics
+            .arm_request_throttle
+            .get_or_create(&labels.arm)
+            .inc();
+        Err(ArmError::GateClosed {
+            client: out.client.name(),
+            op,
+            remaining: closed.remaining,
+        })
     }
 
     fn count_error(&self, labels: &Labels, status: u16, code: &str) {

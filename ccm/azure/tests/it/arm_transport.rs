@@ -424,3 +424,119 @@ async fn the_per_client_limiter_delays_but_does_not_fail() {
         .get();
     assert_eq!(lb_delayed, 0);
 }
+
+#[tokio::test]
+async fn compute_rp_throttling_closes_only_that_clients_read_gate() {
+    let fake = FakeAzure::start(
+        &example("small.yaml"),
+        &["--crp-policy", "HighCostGet3Min=1/60"],
+    );
+    let arm = arm(&fake, |_| {});
+    let path = rg_path(&fake, "Microsoft.Compute/virtualMachines");
+    let target = Target::new(ClientKind::VirtualMachine, &path, COMPUTE);
+    assert_eq!(arm.client.list::<Value>(target).await.unwrap().len(), 3);
+    let throttled = arm.client.list::<Value>(target).await.unwrap_err();
+    assert_eq!(throttled.status(), Some(429), "{throttled}");
+    assert_eq!(throttled.code(), Some("OperationNotAllowed"));
+    assert!(throttled.has_code("TooManyRequests") && throttled.is_throttled());
+    assert!(throttled.retry_after().is_some());
+    // The VM client's reads now fail fast, a low-cost GET too (upstream's gate is per client).
+    let vm_path = format!("{path}/k8s-master-0");
+    let vm = Target::new(ClientKind::VirtualMachine, &vm_path, COMPUTE);
+    let refused = arm.client.get::<Value>(vm).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            ArmError::GateClosed {
+                op: OpKind::Read,
+                ..
+            }
+        ),
+        "{refused}"
+    );
+    // Not a front-door answer: other clients keep reading.
+    let nsg: Value = arm
+        .client
+        .get(Target::new(
+            ClientKind::SecurityGroup,
+            &rg_path(&fake, "Microsoft.Network/networkSecurityGroups/k8s-nsg"),
+            NETWORK,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(nsg["name"], "k8s-nsg");
+    let compute = arm_requests(&fake)
+        .await
+        .into_iter()
+        .filter(|r| r["path"].as_str().unwrap().contains("Microsoft.Compute"))
+        .count();
+    assert_eq!(compute, 2, "the refused GET was not sent");
+}
+
+#[tokio::test]
+async fn patch_tags_and_a_location_only_delete() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let arm = arm(&fake, |_| {});
+    // Resource group delete answers 202 with a Location (operationresults) URL only.
+    let rg = format!("/subscriptions/{}/resourcegroups/lro-rg", fake.subscription);
+    let rg_target = Target::new(ClientKind::Resources, &rg, "2021-04-01");
+    let created: Value = arm
+        .client
+        .put(rg_target, &json!({"location": "eastus"}), None)
+        .await
+        .unwrap();
+    assert_eq!(created["name"], "lro-rg");
+    let tagged: Value = arm
+        .client
+        .patch(rg_target, &json!({"tags": {"owner": "ccm"}}), None)
+        .await
+        .unwrap();
+    assert_eq!(tagged["tags"]["owner"], "ccm", "{tagged}");
+    arm.client.delete(rg_target, None).await.unwrap();
+    let gone = arm.client.get::<Value>(rg_target).await.unwrap_err();
+    assert!(gone.is_not_found(), "{gone}");
+    let polled = arm_requests(&fake)
+        .await
+        .into_iter()
+        .filter(|r| r["path"].as_str().unwrap().contains("/operationresults/"))
+        .count();
+    assert!(polled >= 1, "the delete was followed through Location");
+}
+
+#[tokio::test]
+async fn lro_polling_and_paging_are_bounded() {
+    let fake = FakeAzure::start(
+        &example("small.yaml"),
+        &["--lro-polls", "100000", "--page-size", "1"],
+    );
+    let arm = arm(&fake, |options| {
+        options.lro.max_total = Duration::from_millis(200);
+        options.max_pages = 2;
+    });
+    let path = rg_path(&fake, "Microsoft.Network/publicIPAddresses/slow");
+    let error = arm
+        .client
+        .put::<_, Value>(
+            Target::new(ClientKind::PublicIpAddress, &path, NETWORK),
+            &pip_body(),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ArmError::OperationTimeout { .. }),
+        "{error}"
+    );
+    assert!(error.is_retryable());
+
+    let vms = rg_path(&fake, "Microsoft.Compute/virtualMachines");
+    let error = arm
+        .client
+        .list::<Value>(Target::new(ClientKind::VirtualMachine, &vms, COMPUTE))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ArmError::TooManyPages { cap: 2, .. }),
+        "{error}"
+    );
+}
