@@ -31,6 +31,9 @@
 //!   reads `Location` when given (else the resource), as the Azure SDKs' final-state rules do.
 //! - Deliberate: a DELETE answered 404 is success (already gone), like upstream's "not exists".
 //! - [infer] LRO polling stops after 20 minutes with [`ArmError::OperationTimeout`].
+//! - [infer] A write answered without `Azure-AsyncOperation` and without a 202 `Location` is
+//!   finished: its body is returned as is, even with a non-terminal `provisioningState`.
+//! - Not done: `enableMinimumRetryAfter` (parsed by the config, not applied here).
 
 pub mod calls;
 pub mod client;

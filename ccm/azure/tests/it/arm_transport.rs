@@ -156,6 +156,26 @@ async fn get_and_list_follow_next_link_with_api_version_and_user_agent() {
         .replace(&user_agent, "<ccm user agent>");
     insta::assert_snapshot!(text);
     assert!(user_agent.starts_with("azure-ccm/"));
+
+    // ARM's and the Compute RP's remaining quotas are exposed as gauges.
+    let mut exposed = String::new();
+    prometheus_client::encoding::text::encode(&mut exposed, &arm.registry).unwrap();
+    let gauges: Vec<&str> = exposed
+        .lines()
+        .filter(|l| l.starts_with("cloudprovider_azure_arm_ratelimit_remaining{"))
+        .collect();
+    assert!(
+        gauges
+            .iter()
+            .any(|l| l.contains(r#"policy="Microsoft.Compute/HighCostGet3Min""#)),
+        "{gauges:#?}"
+    );
+    assert!(
+        gauges
+            .iter()
+            .any(|l| l.contains(r#"header="x-ms-ratelimit-remaining-subscription-reads""#)),
+        "{gauges:#?}"
+    );
 }
 
 #[tokio::test]
@@ -363,7 +383,6 @@ async fn a_429_storm_closes_the_gate_and_nothing_is_sent_while_closed() {
         })
         .get();
     assert_eq!(throttled, 21, "the 429 and the 20 refusals");
-    drop(arm.registry);
 }
 
 #[tokio::test]
