@@ -1,5 +1,6 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
+mod arm_transport;
 mod fake_azure;
 mod imds_node_metadata;
 
