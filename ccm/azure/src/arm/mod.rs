@@ -1,0 +1,2 @@
+pub mod api_versions;
+pub mod resource_id;
