@@ -1,0 +1,117 @@
+//! `GET /subscriptions/{sub}/providers/Microsoft.Compute`: resource-provider metadata, read for
+//! the zones of the cluster's region (`resourceTypes[virtualMachines].zoneMappings`).
+
+use serde::{Deserialize, Serialize};
+
+use super::envelope::Extra;
+
+/// A resource provider document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceProvider {
+    /// `/subscriptions/{sub}/providers/Microsoft.Compute`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `Microsoft.Compute`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// `Registered`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_state: Option<String>,
+    /// Per-type metadata.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_types: Option<Vec<ProviderResourceType>>,
+    /// Everything else (`registrationPolicy`, ...).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `resourceTypes[]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderResourceType {
+    /// e.g. `virtualMachines`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_type: Option<String>,
+    /// Display names of the regions (`East US 2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locations: Option<Vec<String>>,
+    /// Zones per region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_mappings: Option<Vec<ZoneMapping>>,
+    /// Everything else (`apiVersions`, `capabilities`, ...).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `zoneMappings[]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ZoneMapping {
+    /// Display name of the region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Zone numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zones: Option<Vec<String>>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Compares a display name (`East US 2`) with an ARM location (`eastus2`): lower-cased, spaces
+/// removed (how upstream normalises the zone-mapping keys).
+fn same_location(display: &str, location: &str) -> bool {
+    let squashed: String = display
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    squashed == location.to_lowercase()
+}
+
+impl ResourceProvider {
+    /// Zones of `location` for `virtualMachines` (empty when the region has none).
+    pub fn vm_zones(&self, location: &str) -> Vec<String> {
+        self.resource_types
+            .iter()
+            .flatten()
+            .filter(|t| {
+                t.resource_type
+                    .as_deref()
+                    .is_some_and(|r| r.eq_ignore_ascii_case("virtualMachines"))
+            })
+            .flat_map(|t| t.zone_mappings.iter().flatten())
+            .filter(|m| {
+                m.location
+                    .as_deref()
+                    .is_some_and(|l| same_location(l, location))
+            })
+            .flat_map(|m| m.zones.iter().flatten().cloned())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn zones_of_a_region_by_its_arm_name() {
+        let p: ResourceProvider = serde_json::from_value(json!({
+            "namespace": "Microsoft.Compute",
+            "resourceTypes": [
+                { "resourceType": "availabilitySets", "zoneMappings": [{ "location": "East US 2", "zones": ["9"] }] },
+                { "resourceType": "virtualMachines", "zoneMappings": [
+                    { "location": "East US", "zones": ["1"] },
+                    { "location": "East US 2", "zones": ["2", "1", "3"] }
+                ] }
+            ]
+        }))
+        .unwrap();
+        assert_eq!(p.vm_zones("eastus2"), ["2", "1", "3"]);
+        assert_eq!(p.vm_zones("EastUS"), ["1"]);
+        assert!(p.vm_zones("westus").is_empty());
+    }
+}
