@@ -60,3 +60,6 @@ pub use scale_set_vm::ScaleSetVm;
 pub use security_group::NetworkSecurityGroup;
 pub use virtual_machine::VirtualMachine;
 pub use virtual_network::{Subnet, VirtualNetwork};
+
+#[cfg(test)]
+mod round_trip_tests;
