@@ -198,7 +198,7 @@ impl FromStr for ResourceId {
             return Err(malformed(text, "missing /providers/<namespace>"));
         }
         let tail = segments.len() - providers_at - 2;
-        if tail == 0 || tail % 2 != 0 {
+        if tail == 0 || !tail.is_multiple_of(2) {
             return Err(malformed(
                 text,
                 "expected /<type>/<name> pairs after the namespace",

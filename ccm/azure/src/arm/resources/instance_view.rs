@@ -49,7 +49,8 @@ const POWER_STATE_PREFIX: &str = "PowerState/";
 
 impl InstanceView {
     /// The power state: the part after `PowerState/` of the first status carrying one (upstream
-    /// `vmPowerStateFromStatuses`), e.g. `running`, `stopped`, `deallocated`; `None` when absent.
+    /// `vmPowerStateFromStatusesV2`), e.g. `running`, `stopped`, `deallocated`; `None` when
+    /// absent (upstream reports `unknown`).
     pub fn power_state(&self) -> Option<&str> {
         self.statuses
             .iter()

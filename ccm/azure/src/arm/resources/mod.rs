@@ -15,14 +15,18 @@
 //!   by family (`getIPConfigByIPFamily`): first ipconfig with a private address of that
 //!   version. Source: kubernetes-sigs/cloud-provider-azure `pkg/provider/azure_standard.go`; the
 //!   error texts follow its messages.
-//! - Power state: the suffix of the `PowerState/*` status; shutdown = `stopped`, `deallocated`,
-//!   `deallocating` (anchor-ccm.md §3.6, arm-imds-aad.md §2.8).
+//! - Power state: the first status whose code starts with `PowerState/` (upstream
+//!   `vmPowerStateFromStatusesV2`), reported without the prefix; shutdown = `stopped`,
+//!   `deallocated`, `deallocating` (anchor-ccm.md §3.6, arm-imds-aad.md §2.8).
+//! - Region zones: `resourceTypes[virtualMachines].zoneMappings`, keyed by the display name
+//!   lower-cased with spaces removed, a later mapping for a region replacing an earlier one
+//!   (upstream's zone client `GetVirtualMachineSupportedZones`).
 //!
 //! # Inferred
 //! - [infer] Scale-set NIC configuration choice (only one, else first flagged `primary`) is
 //!   taken to mirror the VM rule; not re-read in upstream for this module.
-//! - [infer] Zone-mapping locations are matched by lower-casing the display name and removing
-//!   spaces (`East US 2` ↔ `eastus2`), as upstream's zone client is understood to do.
+//! - [infer] The region asked for is lower-cased before the zone lookup (config locations are
+//!   ARM names such as `eastus2`).
 //! - [infer] `null` members are not distinguished from absent ones on modelled fields (ARM omits
 //!   unset members in the documents seen); unknown members keep their `null`s via `extra`.
 

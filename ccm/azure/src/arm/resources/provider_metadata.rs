@@ -59,20 +59,18 @@ pub struct ZoneMapping {
     pub extra: Extra,
 }
 
-/// Compares a display name (`East US 2`) with an ARM location (`eastus2`): lower-cased, spaces
-/// removed (how upstream normalises the zone-mapping keys).
-fn same_location(display: &str, location: &str) -> bool {
-    let squashed: String = display
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect();
-    squashed == location.to_lowercase()
+/// Key of a zone mapping: the display name (`East US 2`) lower-cased with spaces removed, as
+/// upstream's zone client keys its region map (`eastus2`).
+fn location_key(display: &str) -> String {
+    display.replace(' ', "").to_lowercase()
 }
 
 impl ResourceProvider {
-    /// Zones of `location` for `virtualMachines` (empty when the region has none).
+    /// Zones of `location` (ARM name, compared lower-cased) for `virtualMachines`; empty when the
+    /// region has none. Like upstream's region map, a later mapping for the same region replaces
+    /// an earlier one.
     pub fn vm_zones(&self, location: &str) -> Vec<String> {
+        let wanted = location.to_lowercase();
         self.resource_types
             .iter()
             .flatten()
@@ -82,13 +80,13 @@ impl ResourceProvider {
                     .is_some_and(|r| r.eq_ignore_ascii_case("virtualMachines"))
             })
             .flat_map(|t| t.zone_mappings.iter().flatten())
-            .filter(|m| {
+            .rfind(|m| {
                 m.location
                     .as_deref()
-                    .is_some_and(|l| same_location(l, location))
+                    .is_some_and(|l| location_key(l) == wanted)
             })
-            .flat_map(|m| m.zones.iter().flatten().cloned())
-            .collect()
+            .and_then(|m| m.zones.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -105,6 +103,7 @@ mod tests {
                 { "resourceType": "availabilitySets", "zoneMappings": [{ "location": "East US 2", "zones": ["9"] }] },
                 { "resourceType": "virtualMachines", "zoneMappings": [
                     { "location": "East US", "zones": ["1"] },
+                    { "location": "East US 2", "zones": ["5"] },
                     { "location": "East US 2", "zones": ["2", "1", "3"] }
                 ] }
             ]

@@ -67,7 +67,7 @@ pub struct ScaleSetIpConfigurationProperties {
     pub extra: Extra,
 }
 
-fn pick_primary<'a, T>(items: &'a [T], primary: impl Fn(&T) -> bool) -> Option<&'a T> {
+fn pick_primary<T>(items: &[T], primary: impl Fn(&T) -> bool) -> Option<&T> {
     if items.len() == 1 {
         items.first()
     } else {
