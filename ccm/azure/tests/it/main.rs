@@ -1,6 +1,7 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
 mod fake_azure;
+mod models_write_back;
 mod resource_models;
 
 mod fake_azure_starts {

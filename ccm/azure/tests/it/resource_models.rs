@@ -17,11 +17,11 @@ use serde_json::Value;
 
 use crate::fake_azure::{FakeAzure, example};
 
-const READER_CLIENT_ID: &str = "5c0ffee0-1d2e-4f30-8a41-b52c63d74e85";
-const READER_SECRET: &str = "models-reader-secret";
+pub(crate) const READER_CLIENT_ID: &str = "5c0ffee0-1d2e-4f30-8a41-b52c63d74e85";
+pub(crate) const READER_SECRET: &str = "models-reader-secret";
 
 /// The example topology with one more app (client secret) the test reads ARM with.
-fn with_reader_app(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn with_reader_app(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
     let text = std::fs::read_to_string(example(name)).expect("topology");
     let app = format!(
         "  - name: models-reader\n    clientId: {READER_CLIENT_ID}\n    secret: {READER_SECRET}\n"
@@ -37,13 +37,13 @@ fn with_reader_app(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// ARM reader: a token from the fake's Entra ID, then GETs.
-struct Arm<'a> {
-    fake: &'a FakeAzure,
-    token: String,
+pub(crate) struct Arm<'a> {
+    pub(crate) fake: &'a FakeAzure,
+    pub(crate) token: String,
 }
 
 impl<'a> Arm<'a> {
-    async fn new(fake: &'a FakeAzure) -> Arm<'a> {
+    pub(crate) async fn new(fake: &'a FakeAzure) -> Arm<'a> {
         let response = fake
             .http
             .post(format!("{}/{}/oauth2/v2.0/token", fake.base, fake.tenant))
@@ -68,7 +68,7 @@ impl<'a> Arm<'a> {
     }
 
     /// GET an absolute URL or an ARM path; the body as JSON.
-    async fn get(&self, url_or_path: &str) -> Value {
+    pub(crate) async fn get(&self, url_or_path: &str) -> Value {
         let url = if url_or_path.starts_with("https://") {
             url_or_path.to_string()
         } else {
@@ -103,7 +103,7 @@ impl<'a> Arm<'a> {
 }
 
 /// Deserializes `doc` as `T`, serializes it back and requires the same JSON value.
-fn round_trip<T: DeserializeOwned + Serialize>(doc: &Value, what: &str) -> T {
+pub(crate) fn round_trip<T: DeserializeOwned + Serialize>(doc: &Value, what: &str) -> T {
     let typed: T = serde_json::from_value(doc.clone())
         .unwrap_or_else(|e| panic!("{what}: does not deserialize: {e}\n{doc}"));
     let back = serde_json::to_value(&typed).expect("serialize");
