@@ -305,6 +305,18 @@ async fn round_trip_topology(topology: &str) -> usize {
                 vm.power_state().is_some() && vm.computer_name().is_some(),
                 "{doc}"
             );
+            // Uniform instances: upstream's providerID, resource group lower-cased.
+            let id: ResourceId = vm.id.as_deref().expect("id").parse().expect("instance id");
+            let pid = ProviderId::from_resource_id(&id).expect("providerID");
+            let instance = vm.instance_id.as_deref().expect("instanceId");
+            let ss_id: ResourceId = ss.parse().expect("scale set id");
+            let expected = format!(
+                "azure:///subscriptions/{sub}/resourceGroups/{}/providers/Microsoft.Compute/virtualMachineScaleSets/{}/virtualMachines/{instance}",
+                ss_id.resource_group().expect("rg").to_lowercase(),
+                ss_id.name()
+            );
+            assert_eq!(pid.to_string(), expected);
+            assert_eq!(pid.scale_set_instance(), Some((ss_id.name(), instance)));
             checked += 1;
         }
         for child in ["networkInterfaces", "publicIPAddresses"] {
