@@ -85,6 +85,13 @@ impl ResourceId {
         for (kind, name) in types {
             text.push_str(&format!("/{kind}/{name}"));
         }
+        let parts = [subscription, namespace]
+            .into_iter()
+            .chain(resource_group)
+            .chain(types.iter().flat_map(|(kind, name)| [*kind, *name]));
+        if parts.clone().any(|p| p.contains('/')) {
+            return Err(malformed(&text, "a segment contains '/'"));
+        }
         text.parse()
     }
 

@@ -99,6 +99,19 @@ fn malformed_ids_are_errors_naming_the_input() {
 }
 
 #[test]
+fn building_from_segments_refuses_embedded_slashes() {
+    let err = ResourceId::new(
+        SUB,
+        Some("rg"),
+        "Microsoft.Compute",
+        &[("virtualMachines", "a/b")],
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("contains '/'"), "{err}");
+    assert!(ProviderId::for_vm(SUB, "rg/x", "vm").is_err());
+}
+
+#[test]
 fn vm_provider_id_is_byte_identical_to_upstream() {
     let id: ResourceId = format!("/subscriptions/{SUB}/resourceGroups/MC_My-RG_eastus/providers/Microsoft.Compute/virtualMachines/Agent-VM-0")
         .parse()
