@@ -1,6 +1,8 @@
 //! The ARM transport every resource client uses: typed calls ([`calls`]), long-running
 //! operations ([`lro`]), the typed error ([`error`]), `Retry-After` parsing ([`retry_after`]),
-//! the client kinds ([`client_kind`]) and the request pipeline ([`client`]).
+//! the client kinds ([`client_kind`]) and the request pipeline ([`client`]); and what it carries:
+//! the resource models ([`resources`]), resource ids and providerIDs ([`resource_id`]) and the
+//! api-version table ([`api_versions`]).
 //!
 //! # Why reqwest directly and not an azure_core pipeline
 //! azure_core 1.1's retry policy retries 429 by default (`DEFAULT_RETRY_STATUS_CODES` in
@@ -35,12 +37,15 @@
 //!   finished: its body is returned as is, even with a non-terminal `provisioningState`.
 //! - Not done: `enableMinimumRetryAfter` (parsed by the config, not applied here).
 
+pub mod api_versions;
 pub mod calls;
 pub mod client;
 pub mod client_kind;
 pub mod error;
 pub mod lro;
 pub mod options;
+pub mod resource_id;
+pub mod resources;
 pub mod retry_after;
 
 #[cfg(test)]

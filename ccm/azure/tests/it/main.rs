@@ -3,6 +3,8 @@
 mod arm_transport;
 mod fake_azure;
 mod imds_node_metadata;
+mod models_write_back;
+mod resource_models;
 
 mod fake_azure_starts {
     use crate::fake_azure::{FakeAzure, example};
