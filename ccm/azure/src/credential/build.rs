@@ -216,9 +216,10 @@ fn managed_identity(
         ManagedIdentityId::ClientId(c) => Some(UserAssignedId::ClientId(c.clone())),
         ManagedIdentityId::ResourceId(r) => Some(UserAssignedId::ResourceId(r.clone())),
     };
-    let mut mi_options = ManagedIdentityCredentialOptions::default();
-    mi_options.user_assigned_id = user_assigned_id;
-    mi_options.client_options = options.client_options();
+    let mi_options = ManagedIdentityCredentialOptions {
+        user_assigned_id,
+        client_options: options.client_options(),
+    };
     let credential =
         ManagedIdentityCredential::new(Some(mi_options)).map_err(azure("managed identity"))?;
     Ok(credential)

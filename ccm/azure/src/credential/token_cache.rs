@@ -36,10 +36,10 @@ impl TokenCache {
     {
         let key: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
         let mut tokens = self.tokens.lock().await;
-        if let Some(token) = tokens.get(&key) {
-            if token.expires_on - REFRESH_BEFORE_EXPIRY > OffsetDateTime::now_utc() {
-                return Ok(token.clone());
-            }
+        if let Some(token) = tokens.get(&key)
+            && token.expires_on - REFRESH_BEFORE_EXPIRY > OffsetDateTime::now_utc()
+        {
+            return Ok(token.clone());
         }
         let token = fetch().await?;
         tokens.insert(key, token.clone());

@@ -1,5 +1,6 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
+mod credentials;
 mod fake_azure;
 
 mod fake_azure_starts {
