@@ -93,3 +93,60 @@ impl azure_identity::ClientAssertion for CertificateAssertion {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ring::digest::{SHA1_FOR_LEGACY_USE_ONLY, digest};
+    use ring::signature::{RSA_PKCS1_2048_8192_SHA256, UnparsedPublicKey};
+    use serde_json::Value;
+
+    const CERT: &str = include_str!("../../../../fakes/tests/fixtures/app-cert.crt");
+    const KEY: &str = include_str!("../../../../fakes/tests/fixtures/app-cert.pk8.pem");
+
+    fn certificate() -> Certificate {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("client.pem");
+        std::fs::write(&path, format!("{CERT}{KEY}")).expect("write");
+        Certificate::load(&path, "").expect("PEM certificate")
+    }
+
+    fn part(jwt: &str, index: usize) -> Value {
+        let text = jwt.split('.').nth(index).expect("part");
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(text).expect("base64url")).expect("JSON")
+    }
+
+    #[test]
+    fn assertion_names_the_certificate_carries_the_chain_and_verifies() {
+        let certificate = certificate();
+        let endpoint = "https://login.example/t/oauth2/v2.0/token";
+        let jwt = sign(&certificate, "client", endpoint, true).expect("signs");
+        let header = part(&jwt, 0);
+        let leaf = &certificate.chain()[0];
+        assert_eq!(header["alg"], "RS256");
+        assert_eq!(
+            header["x5t"],
+            URL_SAFE_NO_PAD.encode(digest(&SHA1_FOR_LEGACY_USE_ONLY, leaf))
+        );
+        assert_eq!(header["x5c"][0], STANDARD.encode(leaf));
+        let claims = part(&jwt, 1);
+        assert_eq!(claims["aud"], endpoint);
+        assert_eq!(claims["iss"], "client");
+        assert_eq!(claims["sub"], "client");
+        assert_eq!(
+            claims["exp"].as_u64().expect("exp") - claims["nbf"].as_u64().expect("nbf"),
+            LIFETIME_SECS
+        );
+        let (input, signature) = jwt.rsplit_once('.').expect("three parts");
+        let public = certificate.key().public().as_ref().to_vec();
+        UnparsedPublicKey::new(&RSA_PKCS1_2048_8192_SHA256, public)
+            .verify(
+                input.as_bytes(),
+                &URL_SAFE_NO_PAD.decode(signature).expect("signature"),
+            )
+            .expect("signature verifies");
+        let without_chain = sign(&certificate, "client", endpoint, false).expect("signs");
+        assert!(part(&without_chain, 0).get("x5c").is_none());
+        assert!(!format!("{certificate:?}").contains("PRIVATE"));
+    }
+}

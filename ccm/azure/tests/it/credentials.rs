@@ -228,6 +228,34 @@ async fn client_secret_token_opens_arm_and_discovery_runs_once() {
 }
 
 #[tokio::test]
+async fn azure_stack_environment_file_points_at_the_fake() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let env_file = dir.path().join("azurestackcloud.json");
+    let document = json!({
+        "name": "AzureStackCloud",
+        "resourceManagerEndpoint": format!("{}/", fake.base),
+        "activeDirectoryEndpoint": format!("{}/", fake.base),
+        "tokenAudience": "https://management.azure.com/",
+        "storageEndpointSuffix": "local.azurestack.external",
+    });
+    std::fs::write(&env_file, document.to_string()).expect("write environment file");
+    // Not disabled: the environment file wins over resourceManagerEndpoint (no discovery).
+    let mut identity = identity(&fake, &format!(r#", "aadClientSecret": "{SECRET}""#));
+    identity.disable_azure_stack_cloud = false;
+    identity.environment_file_path = Some(env_file.display().to_string());
+    let credentials = Credentials::from_config(&identity, &options(&fake))
+        .await
+        .expect("credentials");
+    assert_eq!(
+        credentials.arm_scope(),
+        "https://management.azure.com/.default"
+    );
+    assert_eq!(open_arm(&fake, &credentials).await.0, 200);
+    assert_eq!(metadata_requests(&fake.journal().await), 0);
+}
+
+#[tokio::test]
 async fn without_ssl_cert_file_the_fake_is_not_trusted() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let http = trust::client_builder(&BTreeMap::new())
