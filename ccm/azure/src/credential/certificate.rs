@@ -146,3 +146,48 @@ fn assemble(
         x5t,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CERT: &str = include_str!("../../../../fakes/tests/fixtures/app-cert.crt");
+    const OTHER_KEY: &str = include_str!("../../../../fakes/tests/fixtures/other-cert.pk8.pem");
+
+    fn load_text(text: &str) -> Result<Certificate, CredentialError> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("client.pem");
+        std::fs::write(&path, text).expect("write");
+        Certificate::load(&path, "")
+    }
+
+    #[test]
+    fn pem_without_a_key_or_with_a_foreign_key_is_refused() {
+        let no_key = load_text(CERT).expect_err("no key");
+        assert!(
+            no_key.to_string().starts_with("aadClientCertPath: ")
+                && no_key
+                    .to_string()
+                    .contains("no unencrypted RSA private key"),
+            "{no_key}"
+        );
+        let foreign = load_text(&format!("{CERT}{OTHER_KEY}")).expect_err("key of another cert");
+        assert!(
+            foreign
+                .to_string()
+                .contains("no certificate in the file matches its private key"),
+            "{foreign}"
+        );
+        let junk = load_text("\u{0}\u{1}not pkcs12").expect_err("junk");
+        assert!(
+            matches!(
+                junk,
+                CredentialError::BadFile {
+                    key: "aadClientCertPath",
+                    ..
+                }
+            ),
+            "{junk:?}"
+        );
+    }
+}

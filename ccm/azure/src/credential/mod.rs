@@ -53,5 +53,5 @@ mod tests;
 pub use build::Credentials;
 pub use error::CredentialError;
 pub use network::{AUXILIARY_HEADER, NetworkTenant};
-pub use options::{CredentialOptions, DEFAULT_IMDS_ENDPOINT};
+pub use options::{AZURE_IMDS_ENDPOINT, CredentialOptions, DEFAULT_IMDS_ENDPOINT};
 pub use plan::{CredentialPlan, ManagedIdentityId, plan};

@@ -11,6 +11,9 @@ use super::error::CredentialError;
 /// IMDS's fixed link-local address.
 pub const DEFAULT_IMDS_ENDPOINT: &str = "http://169.254.169.254";
 
+/// The environment variable the binaries read the IMDS override from (as `--imds-endpoint`).
+pub const AZURE_IMDS_ENDPOINT: &str = "AZURE_IMDS_ENDPOINT";
+
 /// Options every credential of one process shares.
 #[derive(Debug, Clone)]
 pub struct CredentialOptions {
@@ -53,5 +56,32 @@ impl CredentialOptions {
             transport: Some(Transport::new(Arc::new(self.http.clone()))),
             ..ClientOptions::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imds_override_empty_keeps_the_default_and_junk_is_refused() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let options = CredentialOptions::new(reqwest::Client::new());
+        assert!(options.send_certificate_chain);
+        let kept = options.clone().with_imds_endpoint("").expect("empty");
+        assert_eq!(kept.imds_endpoint, None);
+        let set = options
+            .clone()
+            .with_imds_endpoint("http://127.0.0.1:8080")
+            .expect("URL");
+        assert_eq!(
+            set.imds_endpoint.map(|u| u.to_string()),
+            Some("http://127.0.0.1:8080/".to_string())
+        );
+        let error = options.with_imds_endpoint("not a url").expect_err("junk");
+        assert!(
+            error.to_string().starts_with("IMDS endpoint 'not a url'"),
+            "{error}"
+        );
     }
 }
