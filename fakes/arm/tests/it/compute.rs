@@ -6,13 +6,12 @@ use serde_json::json;
 
 #[tokio::test]
 async fn uniform_scale_set_instances_nics_and_pool_updates() {
-    let f = Fake::start(ArmConfig {
+    let f = Fake::seeded_with(ArmConfig {
         lro_polls_in_progress: 0,
         page_size: 2,
         ..ArmConfig::default()
     })
     .await;
-    f.seed_network("rg");
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let lb = Fake::net("rg", "loadBalancers/lb");
     f.state.put(&lb, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[{"name":"fe","properties":{"subnet":{"id":subnet}}}],"backendAddressPools":[{"name":"pool"}]}})).unwrap();
@@ -75,12 +74,7 @@ async fn uniform_scale_set_instances_nics_and_pool_updates() {
 
 #[tokio::test]
 async fn vm_with_nic_blocks_nic_delete_and_missing_parent() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(0).await;
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let nic = Fake::net("rg", "networkInterfaces/nic");
     f.state.put(&nic, json!({"location":"eastus","properties":{"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet}}}]}})).unwrap();

@@ -1,18 +1,7 @@
 //! CRP fidelity over HTTPS: sparse PUTs update the stored model, computed defaults, write-only secrets.
 
 use crate::{CMP, Fake, NET};
-use fake_arm::ArmConfig;
 use serde_json::{Value, json};
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 fn subnet() -> String {
     Fake::net("rg", "virtualNetworks/vnet/subnets/nodes")
@@ -61,7 +50,7 @@ fn secret_free(v: &Value) {
 /// profile. CRP keeps sku (and capacity), zones, tags, identity, the rest of the model and every instance.
 #[tokio::test]
 async fn sparse_scale_set_put_keeps_the_model_and_every_instance() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let lb = Fake::net("rg", "loadBalancers/lb");
     f.state.put(&lb, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"frontendIPConfigurations":[{"name":"fe","properties":{"subnet":{"id":subnet()}}}],"backendAddressPools":[{"name":"pool"}]}})).unwrap();
     let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
@@ -119,7 +108,7 @@ async fn sparse_scale_set_put_keeps_the_model_and_every_instance() {
 /// CRP keeps the NICs, the OS profile, the OS disk and the tags.
 #[tokio::test]
 async fn sparse_vm_put_keeps_the_rest_of_the_vm() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let nic = Fake::net("rg", "networkInterfaces/nic");
     f.state.put(&nic, json!({"location":"eastus","properties":{"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet()}}}]}})).unwrap();
     let vm = Fake::cmp("rg", "virtualMachines/vm");
@@ -157,7 +146,7 @@ async fn sparse_vm_put_keeps_the_rest_of_the_vm() {
 /// tags of their own from a PUT.
 #[tokio::test]
 async fn scale_set_and_instances_show_computed_defaults() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
     let mut body = full_scale_set();
     body["sku"] = json!({"name": "Standard_D2s_v3", "capacity": 1});
@@ -204,7 +193,7 @@ async fn scale_set_and_instances_show_computed_defaults() {
 /// Availability sets list `virtualMachines` (empty when no VM uses them) and carry no provisioningState.
 #[tokio::test]
 async fn availability_set_lists_its_vms_and_has_no_provisioning_state() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let avset = Fake::cmp("rg", "availabilitySets/as");
     let (s, _, v) = f.put(&avset, CMP, json!({"location": "eastus"})).await;
     assert_eq!(s, 200);
@@ -241,7 +230,7 @@ async fn availability_set_lists_its_vms_and_has_no_provisioning_state() {
 /// is omitted.
 #[tokio::test]
 async fn write_only_secrets_are_never_returned() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
     let mut body = full_scale_set();
     body["identity"] = json!({"type": "None"});

@@ -2,18 +2,7 @@
 //! frontend and probe it used, and a whole-LB delete while NICs are still in its pools.
 
 use crate::{Fake, NET};
-use fake_arm::ArmConfig;
 use serde_json::{Value, json};
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 fn pip_body() -> Value {
     json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}})
@@ -47,7 +36,7 @@ fn lb_body(lb: &str, services: &[&str]) -> Value {
 
 #[tokio::test]
 async fn lb_put_dropping_rule_frontend_and_probe_together_succeeds() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     for s in ["a", "b"] {
         f.state
             .put(
@@ -91,7 +80,7 @@ async fn lb_put_dropping_rule_frontend_and_probe_together_succeeds() {
 
 #[tokio::test]
 async fn lb_put_removing_a_pool_nics_use_is_refused() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     f.state
         .put(&Fake::net("rg", "publicIPAddresses/a"), pip_body())
         .unwrap();
@@ -117,7 +106,7 @@ async fn lb_put_removing_a_pool_nics_use_is_refused() {
 
 #[tokio::test]
 async fn lb_delete_detaches_nic_pools_and_nat_rules() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let lb = Fake::net("rg", "loadBalancers/kubernetes-internal");
     f.state

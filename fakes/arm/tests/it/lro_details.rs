@@ -14,12 +14,7 @@ fn nsg_body() -> serde_json::Value {
 
 #[tokio::test]
 async fn retry_after_location_poll_and_status_bodies() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 1,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(1).await;
     let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
     let (s, h, v) = f.put_raw(&nsg, NET, nsg_body()).await;
     assert_eq!(s, 201);
@@ -67,12 +62,7 @@ async fn retry_after_location_poll_and_status_bodies() {
 
 #[tokio::test]
 async fn failed_operation_status_carries_the_error() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(0).await;
     let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
     let router = f.state.router();
     let req = http::Request::builder()
@@ -105,12 +95,7 @@ async fn failed_operation_status_carries_the_error() {
 
 #[tokio::test]
 async fn patch_tags_replaces_the_map_and_client_provisioning_state_is_ignored() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(0).await;
     let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
     // provisioningState is read-only: the Go SDK echoes it back from a GET, and NRP ignores it [infer].
     let mut body = nsg_body();
@@ -148,12 +133,7 @@ async fn patch_tags_replaces_the_map_and_client_provisioning_state_is_ignored() 
 
 #[tokio::test]
 async fn patch_during_a_running_put_is_refused_and_leaves_the_operation_alone() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 2,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(2).await;
     let pip = Fake::net("rg", "publicIPAddresses/busy-pip");
     let body = json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}});
     let (s, h, _) = f.put_raw(&pip, NET, body).await;
@@ -233,12 +213,7 @@ async fn provider_registrations_are_served() {
 /// configured age, the next request completes it, oldest first, and younger ones keep running.
 #[tokio::test]
 async fn unpolled_operations_complete_by_age_in_start_order() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 100,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(100).await;
     f.state
         .set_lro_max_age(std::time::Duration::from_millis(300));
     let old = Fake::net("rg", "networkSecurityGroups/old");

@@ -158,6 +158,23 @@ impl Fake {
         panic!("operation never finished");
     }
 
+    /// A fake whose operations stay `InProgress` for `lro_polls` polls, with [`Fake::seed_network`] done in
+    /// `rg`: the starting point most tests share.
+    pub async fn seeded(lro_polls: u32) -> Self {
+        Self::seeded_with(ArmConfig {
+            lro_polls_in_progress: lro_polls,
+            ..ArmConfig::default()
+        })
+        .await
+    }
+
+    /// Like [`Fake::seeded`], for tests that also tune other settings (page size, ...).
+    pub async fn seeded_with(config: ArmConfig) -> Self {
+        let f = Self::start(config).await;
+        f.seed_network("rg");
+        f
+    }
+
     /// Seeds RG + VNet/subnet through the programmatic API.
     pub fn seed_network(&self, rg: &str) {
         self.state

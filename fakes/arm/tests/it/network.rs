@@ -1,18 +1,7 @@
 //! Network validations over HTTPS: references, in-use deletes, NSG rules, LB rules and SKUs, back-references.
 
 use crate::{Fake, NET, redact};
-use fake_arm::ArmConfig;
 use serde_json::{Value, json};
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 fn pip(sku: &str) -> Value {
     json!({"location":"eastus","sku":{"name":sku},"properties":{"publicIPAllocationMethod":"Static"}})
@@ -26,7 +15,7 @@ fn lb(sku: &str, pip_id: &str) -> Value {
 
 #[tokio::test]
 async fn lb_frontend_must_reference_existing_pip_of_same_sku() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let lb_path = Fake::net("rg", "loadBalancers/lb");
     let pip_id = Fake::net("rg", "publicIPAddresses/pip");
     let (s, _, v) = f.put(&lb_path, NET, lb("Standard", &pip_id)).await;
@@ -65,7 +54,7 @@ async fn lb_frontend_must_reference_existing_pip_of_same_sku() {
 
 #[tokio::test]
 async fn nsg_rule_validations() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
     let rule = |name: &str, prio: i64, dir: &str| json!({"name":name,"properties":{"priority":prio,"direction":dir,"access":"Allow","protocol":"Tcp","sourcePortRange":"*","destinationPortRange":"80","sourceAddressPrefix":"*","destinationAddressPrefix":"*"}});
     let (s, _, v) = f
@@ -150,7 +139,7 @@ async fn nsg_rule_validations() {
 
 #[tokio::test]
 async fn nic_pool_membership_backrefs_and_in_use_checks() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let pip_id = Fake::net("rg", "publicIPAddresses/pip");
     f.state.put(&pip_id, pip("Standard")).unwrap();
     let lb_path = Fake::net("rg", "loadBalancers/lb");
@@ -231,7 +220,7 @@ async fn nic_pool_membership_backrefs_and_in_use_checks() {
 
 #[tokio::test]
 async fn lb_rule_validations() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let pip_id = Fake::net("rg", "publicIPAddresses/pip");
     f.state.put(&pip_id, pip("Standard")).unwrap();
     let lb_path = Fake::net("rg", "loadBalancers/lb");

@@ -1,22 +1,11 @@
 //! Computed defaults real NRP fills in (issue 9 item 8, network part).
 
 use crate::{CMP, Fake, NET};
-use fake_arm::ArmConfig;
 use serde_json::json;
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 #[tokio::test]
 async fn lb_vnet_and_subnet_defaults() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let pip = Fake::net("rg", "publicIPAddresses/pip");
     f.state
         .put(&pip, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}}))
@@ -55,7 +44,7 @@ async fn lb_vnet_and_subnet_defaults() {
 
 #[tokio::test]
 async fn nic_has_no_mac_until_a_vm_uses_it() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let nic = Fake::net("rg", "networkInterfaces/nic");
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let (s, _, v) = f

@@ -79,12 +79,7 @@ async fn ids_are_case_insensitive_and_keep_first_casing() {
 
 #[tokio::test]
 async fn etag_preconditions() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(0).await;
     let path = Fake::net("rg", "networkSecurityGroups/nsg");
     let (s, h, v) = f.put_raw(&path, NET, json!({"location":"eastus"})).await;
     assert_eq!(s, 201);
@@ -136,12 +131,7 @@ async fn etag_preconditions() {
 
 #[tokio::test]
 async fn delete_lro_polls_to_success_and_resource_is_gone() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 2,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(2).await;
     let path = Fake::net("rg", "routeTables/rt");
     f.state.put(&path, json!({"location":"eastus"})).unwrap();
     let (s, h) = f.delete(&path, NET).await;
@@ -174,12 +164,7 @@ async fn delete_lro_polls_to_success_and_resource_is_gone() {
 
 #[tokio::test]
 async fn put_lro_reports_updating_then_succeeded_and_forced_failure_rolls_back() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 1,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(1).await;
     let path = Fake::net("rg", "publicIPAddresses/pip");
     let (s, h, v) = f.put_raw(&path, NET, json!({"location":"eastus","sku":{"name":"Standard"},"properties":{"publicIPAllocationMethod":"Static"}})).await;
     assert_eq!(s, 201);

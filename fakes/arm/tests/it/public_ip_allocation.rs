@@ -1,18 +1,8 @@
 //! Basic dynamic public IPs get their address when attached and lose it when detached (issue 9 item 7).
 
 use crate::{CMP, Fake, NET};
-use fake_arm::{ArmConfig, PowerState};
+use fake_arm::PowerState;
 use serde_json::{Value, json};
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 fn basic_dynamic() -> Value {
     json!({"location":"eastus","sku":{"name":"Basic"},"properties":{"publicIPAllocationMethod":"Dynamic"}})
@@ -24,7 +14,7 @@ fn has_address(v: &Value) -> bool {
 
 #[tokio::test]
 async fn basic_dynamic_pip_follows_its_lb_frontend() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let pip = Fake::net("rg", "publicIPAddresses/pip");
     let (s, _, _) = f.put(&pip, NET, basic_dynamic()).await;
     assert_eq!(s, 201);
@@ -67,7 +57,7 @@ async fn basic_dynamic_pip_follows_its_lb_frontend() {
 
 #[tokio::test]
 async fn basic_dynamic_pip_on_a_nic_needs_a_vm() {
-    let f = fake().await;
+    let f = Fake::seeded(0).await;
     let pip = Fake::net("rg", "publicIPAddresses/pip");
     f.put(&pip, NET, basic_dynamic()).await;
     let nic = Fake::net("rg", "networkInterfaces/nic");

@@ -2,18 +2,7 @@
 //! reference them, list those back, and refuse deletion while used (issue 9 item 11).
 
 use crate::{Fake, NET, redact};
-use fake_arm::ArmConfig;
 use serde_json::{Value, json};
-
-async fn fake() -> Fake {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 1,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
 
 fn pip_body(prefix: &str) -> Value {
     json!({"location":"eastus","sku":{"name":"Standard"},"properties":{
@@ -22,7 +11,7 @@ fn pip_body(prefix: &str) -> Value {
 
 #[tokio::test]
 async fn prefix_lifecycle_and_addresses_from_it() {
-    let f = fake().await;
+    let f = Fake::seeded(1).await;
     let prefix = Fake::net("rg", "publicIPPrefixes/pfx");
     let (s, _, v) = f
         .put(

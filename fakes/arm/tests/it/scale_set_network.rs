@@ -17,13 +17,12 @@ fn nic_cfg(subnet: &str, pip: Option<Value>) -> Value {
 
 #[tokio::test]
 async fn instance_public_ips_and_scale_set_wide_lists() {
-    let f = Fake::start(ArmConfig {
+    let f = Fake::seeded_with(ArmConfig {
         lro_polls_in_progress: 0,
         page_size: 2,
         ..ArmConfig::default()
     })
     .await;
-    f.seed_network("rg");
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let vmss = Fake::cmp("rg", "virtualMachineScaleSets/ss");
     let pip_cfg = json!({"name":"pub","properties":{"idleTimeoutInMinutes":15}});
@@ -120,12 +119,7 @@ async fn instance_public_ips_and_scale_set_wide_lists() {
 
 #[tokio::test]
 async fn references_across_regions_are_rejected() {
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 0,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
+    let f = Fake::seeded(0).await;
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let nic = Fake::net("rg", "networkInterfaces/nic");
     let (s, _, v) = f

@@ -1,19 +1,10 @@
 //! Writes that real NRP/CRP complete before answering: NIC PUTs, and VM PUTs that leave the model unchanged.
 
 use crate::{CMP, Fake, NET};
-use fake_arm::ArmConfig;
 use serde_json::json;
 
-async fn fake() -> Fake {
-    // Operations stay InProgress for two polls, so an asynchronous answer would be visible.
-    let f = Fake::start(ArmConfig {
-        lro_polls_in_progress: 2,
-        ..ArmConfig::default()
-    })
-    .await;
-    f.seed_network("rg");
-    f
-}
+/// Operations stay InProgress for two polls, so an asynchronous answer would be visible.
+const POLLS_IN_PROGRESS: u32 = 2;
 
 fn no_operation_headers(h: &reqwest::header::HeaderMap) -> bool {
     ["azure-asyncoperation", "location", "retry-after"]
@@ -23,7 +14,7 @@ fn no_operation_headers(h: &reqwest::header::HeaderMap) -> bool {
 
 #[tokio::test]
 async fn nic_put_is_synchronous() {
-    let f = fake().await;
+    let f = Fake::seeded(POLLS_IN_PROGRESS).await;
     let nic = Fake::net("rg", "networkInterfaces/nic");
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     let body = json!({"location":"eastus","properties":{"ipConfigurations":[{"name":"ipc","properties":{"subnet":{"id":subnet}}}]}});
@@ -56,7 +47,7 @@ async fn nic_put_is_synchronous() {
 
 #[tokio::test]
 async fn vm_put_leaving_the_model_unchanged_is_synchronous() {
-    let f = fake().await;
+    let f = Fake::seeded(POLLS_IN_PROGRESS).await;
     let nic = Fake::net("rg", "networkInterfaces/nic");
     let subnet = Fake::net("rg", "virtualNetworks/vnet/subnets/nodes");
     f.state
