@@ -2,8 +2,6 @@
 //! default) or dropped silently (Ignore) on create, update, every patch type and server-side
 //! apply, with the real server's messages, through raw HTTP and the real kubectl.
 
-use serde_json::Value;
-
 use super::fixture::{Fixture, assert_ok};
 
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
@@ -268,10 +266,7 @@ async fn kubectl_validates_strictly_unless_told_otherwise() {
         .await;
     assert_ok(&["apply", "--validate=false"], &out);
     assert!(String::from_utf8_lossy(&out.stderr).trim().is_empty());
-    let stored = f
-        .kubectl_ok(&["get", "deployment", "web", "-o", "json"])
-        .await;
-    let stored: Value = serde_json::from_str(&stored).unwrap();
+    let stored = f.get_json(&["deployment", "web"]).await;
     assert_eq!(
         stored["spec"]["template"]["spec"]["containers"][0]["image"],
         "nginx:2"

@@ -105,6 +105,35 @@ impl Fixture {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// `kubectl get <args> -o json`, parsed; fails the test unless kubectl exits 0.
+    pub async fn get_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["get"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-o", "json"]);
+        json_of(&self.kubectl_ok(&all).await)
+    }
+
+    /// `kubectl patch <kind> <name> --type=merge -p <patch>`; fails the test unless it exits 0.
+    pub async fn merge_patch(&self, kind: &str, name: &str, patch: &str) -> String {
+        self.kubectl_ok(&["patch", kind, name, "--type=merge", "-p", patch])
+            .await
+    }
+
+    /// The same JSON merge patch sent to the status subresource (`--subresource=status`), as a
+    /// controller writes status.
+    pub async fn merge_patch_status(&self, kind: &str, name: &str, patch: &str) -> String {
+        self.kubectl_ok(&[
+            "patch",
+            kind,
+            name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await
+    }
+
     /// A kubectl command with this server's kubeconfig and a private cache dir.
     pub fn kubectl_command(&self, args: &[&str]) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(KUBECTL);

@@ -4,7 +4,7 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, DeleteParams, PostParams};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::fixture::Fixture;
 
@@ -106,8 +106,7 @@ async fn kubectl_delete_with_grace_period() {
         .kubectl_ok(&["delete", "pod", "p", "--grace-period=20", "--wait=false"])
         .await;
     assert!(out.contains("pod \"p\" deleted"), "{out}");
-    let live: Value =
-        serde_json::from_str(&f.kubectl_ok(&["get", "pod", "p", "-o", "json"]).await).unwrap();
+    let live = f.get_json(&["pod", "p"]).await;
     assert_eq!(live["metadata"]["deletionGracePeriodSeconds"], 20);
     let table = f.kubectl_ok(&["get", "pod", "p", "--no-headers"]).await;
     assert!(table.contains("Terminating"), "{table}");

@@ -47,7 +47,7 @@ async fn get_describe_label_annotate() {
     let out = f.apply(WEB, &[]).await;
     assert!(out.contains("service/web created"), "{out}");
 
-    let svc = json_of(&f.kubectl_ok(&["get", "svc", "web", "-o", "json"]).await);
+    let svc = f.get_json(&["svc", "web"]).await;
     let spec = &svc["spec"];
     assert!(spec["clusterIP"].as_str().unwrap().starts_with("10.0."));
     let node_port = spec["ports"][0]["nodePort"].as_u64().unwrap();
@@ -162,7 +162,7 @@ async fn apply_and_the_three_patch_types() {
         r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}}"#,
     ])
     .await;
-    let d = json_of(&f.kubectl_ok(&["get", "deploy", "web", "-o", "json"]).await);
+    let d = f.get_json(&["deploy", "web"]).await;
     let containers = d["spec"]["template"]["spec"]["containers"]
         .as_array()
         .unwrap();
@@ -172,15 +172,8 @@ async fn apply_and_the_three_patch_types() {
     assert_eq!(d["metadata"]["generation"], 2);
 
     // JSON merge patch replaces lists whole.
-    f.kubectl_ok(&[
-        "patch",
-        "deploy",
-        "web",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicas":5}}"#,
-    ])
-    .await;
+    f.merge_patch("deploy", "web", r#"{"spec":{"replicas":5}}"#)
+        .await;
     // JSON patch, including a failing test op (422, object unchanged).
     f.kubectl_ok(&[
         "patch",
@@ -224,14 +217,11 @@ async fn apply_and_the_three_patch_types() {
     assert_eq!(managers, ["kubectl-client-side-apply", "kubectl-patch"]);
 
     // Status subresource: a patch of status through the main resource is ignored.
-    f.kubectl_ok(&[
-        "patch",
+    f.merge_patch(
         "svc",
         "web",
-        "--type=merge",
-        "-p",
         r#"{"status":{"loadBalancer":{"ingress":[{"ip":"1.2.3.4"}]}}}"#,
-    ])
+    )
     .await;
     let ip = f
         .kubectl_ok(&[
@@ -243,15 +233,11 @@ async fn apply_and_the_three_patch_types() {
         ])
         .await;
     assert_eq!(ip, "");
-    f.kubectl_ok(&[
-        "patch",
+    f.merge_patch_status(
         "svc",
         "web",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
         r#"{"status":{"loadBalancer":{"ingress":[{"ip":"1.2.3.4"}]}}}"#,
-    ])
+    )
     .await;
     let table = f.kubectl_ok(&["get", "svc", "web", "--no-headers"]).await;
     assert!(table.contains("1.2.3.4"), "{table}");
@@ -308,10 +294,7 @@ async fn server_side_apply_with_field_managers() {
         &["--server-side", "--field-manager=bob", "--force-conflicts"],
     )
     .await;
-    let live = json_of(
-        &f.kubectl_ok(&["get", "cm", "ssa", "-o", "json", "--show-managed-fields"])
-            .await,
-    );
+    let live = f.get_json(&["cm", "ssa", "--show-managed-fields"]).await;
     assert_eq!(live["data"], serde_json::json!({"a": "2", "b": "1"}));
     let entries = live["metadata"]["managedFields"].as_array().unwrap();
     let alice = entries.iter().find(|e| e["manager"] == "alice").unwrap();
@@ -435,16 +418,8 @@ async fn delete_with_finalizers_wait_and_watch() {
     // wait --for=condition and --for=jsonpath on a status field set through /status.
     let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n";
     f.apply(node, &[]).await;
-    f.kubectl_ok(&[
-        "patch",
-        "node",
-        "n2",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        r#"{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ok","lastHeartbeatTime":"2025-01-01T00:00:00Z","lastTransitionTime":"2025-01-01T00:00:00Z"}]}}"#,
-    ])
-    .await;
+    f.merge_patch_status("node", "n2", r#"{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ok","lastHeartbeatTime":"2025-01-01T00:00:00Z","lastTransitionTime":"2025-01-01T00:00:00Z"}]}}"#)
+        .await;
     f.kubectl_ok(&["wait", "--for=condition=Ready", "node/n2", "--timeout=10s"])
         .await;
     let nodes = f.kubectl_ok(&["get", "node", "n2", "--no-headers"]).await;

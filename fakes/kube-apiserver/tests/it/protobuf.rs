@@ -9,16 +9,6 @@ use serde_json::Value;
 
 use super::fixture::{Fixture, json_of};
 
-impl Fixture {
-    /// `kubectl get <args> -o json`, parsed.
-    async fn get_json(&self, args: &[&str]) -> Value {
-        let mut all = vec!["get"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["-o", "json"]);
-        json_of(&self.kubectl_ok(&all).await)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_create_core_kinds() {
     let f = Fixture::start().await;

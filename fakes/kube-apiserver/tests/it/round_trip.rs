@@ -2,7 +2,7 @@
 //! maps disappear, with the managedFields that named them), driven by the real kubectl: client-side
 //! apply, the three patch types and server-side apply of one manifest, in every order.
 
-use super::fixture::{Fixture, json_of};
+use super::fixture::Fixture;
 
 const NODE: &str = r#"
 apiVersion: v1
@@ -108,10 +108,7 @@ async fn empty_lists_and_maps_are_not_stored_and_nobody_owns_them() {
     let f = Fixture::start().await;
     let manifest = NODE.replace("NAME", "n1");
     f.apply(&manifest, &[]).await;
-    let node = json_of(
-        &f.kubectl_ok(&["get", "node", "n1", "-o", "json", "--show-managed-fields"])
-            .await,
-    );
+    let node = f.get_json(&["node", "n1", "--show-managed-fields"]).await;
     // Client-side apply is an Update: its manager owns every field it set, taints included.
     let csa = &node["metadata"]["managedFields"][0];
     assert_eq!(csa["manager"], "kubectl-client-side-apply", "{node}");
@@ -123,19 +120,13 @@ async fn empty_lists_and_maps_are_not_stored_and_nobody_owns_them() {
 
     f.kubectl_ok(&["patch", "node", "n1", "-p", r#"{"spec":{"taints":[]}}"#])
         .await;
-    f.kubectl_ok(&[
-        "patch",
+    f.merge_patch(
         "node",
         "n1",
-        "--type=merge",
-        "-p",
         r#"{"metadata":{"annotations":{}},"spec":{"podCIDRs":[],"unschedulable":false}}"#,
-    ])
+    )
     .await;
-    let node = json_of(
-        &f.kubectl_ok(&["get", "node", "n1", "-o", "json", "--show-managed-fields"])
-            .await,
-    );
+    let node = f.get_json(&["node", "n1", "--show-managed-fields"]).await;
     assert!(node["spec"].get("taints").is_none(), "{}", node["spec"]);
     assert!(node["spec"].get("podCIDRs").is_none(), "{}", node["spec"]);
     // A bool Go holds by value: false is the same as unset.

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, PostParams};
 use serde_json::json;
 
-use super::fixture::{Fixture, json_of};
+use super::fixture::Fixture;
 
 const LB: &str = r#"
 apiVersion: v1
@@ -23,29 +23,18 @@ spec:
 async fn kubectl_merge_patch_turns_a_load_balancer_into_cluster_ip() {
     let f = Fixture::start().await;
     f.apply(LB, &[]).await;
-    f.kubectl_ok(&[
-        "patch",
+    f.merge_patch_status(
         "svc",
         "web",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
         r#"{"status":{"loadBalancer":{"ingress":[{"ip":"1.2.3.4"}]}}}"#,
-    ])
+    )
     .await;
-    let before = json_of(&f.kubectl_ok(&["get", "svc", "web", "-o", "json"]).await);
+    let before = f.get_json(&["svc", "web"]).await;
     let node_port = before["spec"]["ports"][0]["nodePort"].as_u64().unwrap();
 
-    f.kubectl_ok(&[
-        "patch",
-        "svc",
-        "web",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"type":"ClusterIP"}}"#,
-    ])
-    .await;
-    let after = json_of(&f.kubectl_ok(&["get", "svc", "web", "-o", "json"]).await);
+    f.merge_patch("svc", "web", r#"{"spec":{"type":"ClusterIP"}}"#)
+        .await;
+    let after = f.get_json(&["svc", "web"]).await;
     let spec = &after["spec"];
     assert_eq!(spec["type"], "ClusterIP");
     assert!(spec["ports"][0]["nodePort"].is_null(), "{spec}");

@@ -1,16 +1,9 @@
 //! Strategic merge patches of core kinds through kubectl's default `kubectl patch`: Service
 //! ports merge by `port`, Pod containers by `name`, ServiceAccount secrets by `name`.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::fixture::Fixture;
-
-async fn get(f: &Fixture, what: &[&str]) -> Value {
-    let mut args = vec!["get"];
-    args.extend_from_slice(what);
-    args.extend_from_slice(&["-o", "json"]);
-    serde_json::from_str(&f.kubectl_ok(&args).await).unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn core_kind_lists_merge_by_their_keys() {
@@ -29,7 +22,7 @@ async fn core_kind_lists_merge_by_their_keys() {
         r#"{"spec":{"ports":[{"port":9090,"targetPort":9091}]}}"#,
     ])
     .await;
-    let ports = get(&f, &["svc", "s"]).await["spec"]["ports"].clone();
+    let ports = f.get_json(&["svc", "s"]).await["spec"]["ports"].clone();
     assert_eq!(ports.as_array().unwrap().len(), 2, "{ports}");
     assert_eq!(ports[0]["name"], "http");
     assert_eq!(ports[1]["name"], "metrics");
@@ -43,7 +36,7 @@ async fn core_kind_lists_merge_by_their_keys() {
         r#"{"spec":{"ports":[{"port":80,"$patch":"delete"}]}}"#,
     ])
     .await;
-    let ports = get(&f, &["svc", "s"]).await["spec"]["ports"].clone();
+    let ports = f.get_json(&["svc", "s"]).await["spec"]["ports"].clone();
     assert_eq!(ports.as_array().unwrap().len(), 1, "{ports}");
     assert_eq!(ports[0]["port"], 9090);
 
@@ -60,7 +53,7 @@ async fn core_kind_lists_merge_by_their_keys() {
         r#"{"spec":{"containers":[{"name":"sidecar","image":"busybox:1.37"}]}}"#,
     ])
     .await;
-    let containers = get(&f, &["pod", "p"]).await["spec"]["containers"].clone();
+    let containers = f.get_json(&["pod", "p"]).await["spec"]["containers"].clone();
     let images: Vec<(&str, &str)> = containers
         .as_array()
         .unwrap()
@@ -82,6 +75,6 @@ async fn core_kind_lists_merge_by_their_keys() {
         r#"{"secrets":[{"name":"second"}]}"#,
     ])
     .await;
-    let secrets = get(&f, &["sa", "robot"]).await["secrets"].clone();
+    let secrets = f.get_json(&["sa", "robot"]).await["secrets"].clone();
     assert_eq!(secrets, json!([{"name": "first"}, {"name": "second"}]));
 }
