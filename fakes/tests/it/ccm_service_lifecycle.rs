@@ -11,7 +11,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api_server::ApiServer;
-use crate::support::{CLIENT_ID, CLIENT_SECRET, Session, header};
+use crate::support::{Session, app_registration, header};
 
 const CLUSTER: &str = "kubernetes";
 const CLEANUP: &str = "service.kubernetes.io/load-balancer-cleanup";
@@ -92,9 +92,7 @@ async fn service_life_on_a_scale_set_cluster_keeps_every_instance() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/zonal-vmss.yaml"),
     )
     .expect("zonal-vmss.yaml");
-    let topology = format!(
-        "{topology}\napps:\n  - name: cloud-controller-manager\n    clientId: {CLIENT_ID}\n    secret: {CLIENT_SECRET}\n"
-    );
+    let topology = format!("{topology}\n{}", app_registration());
     let rg = "MC_zonal_cluster_westeurope";
     let arm = Session::with_topology(&topology, rg, &["--lro-polls", "1"]).await;
     let vmss = arm.id("Microsoft.Compute/virtualMachineScaleSets/aks-nodepool1-12345678-vmss");

@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{CLIENT_ID, CLIENT_SECRET, Session};
+use crate::support::{Session, topology_preamble};
 
 const RG: &str = "crp-rg";
 const VMSS: &str = "Microsoft.Compute/virtualMachineScaleSets/pool-vmss";
@@ -13,17 +13,7 @@ const VMSS: &str = "Microsoft.Compute/virtualMachineScaleSets/pool-vmss";
 /// pool the CCM adds to the scale-set model (the first internal Service of a cluster).
 fn topology() -> String {
     format!(
-        "tenantId: 72f988bf-86f1-41af-91ab-2d7cd011db47
-subscriptionId: 0b1f6471-1bf0-4dda-aec3-111122223333
-location: westeurope
-resourceGroups:
-  node:
-    name: {RG}
-apps:
-  - name: cloud-controller-manager
-    clientId: {CLIENT_ID}
-    secret: {CLIENT_SECRET}
-network:
+        "{}network:
   vnet:
     name: crp-vnet
     addressSpace: [10.224.0.0/12]
@@ -50,7 +40,8 @@ scaleSets:
       aks-managed-poolName: pool
     identity:
       systemAssigned: true
-"
+",
+        topology_preamble(RG)
     )
 }
 

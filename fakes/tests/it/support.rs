@@ -18,6 +18,32 @@ pub fn small_topology() -> PathBuf {
 pub const CLIENT_ID: &str = "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11";
 /// Its secret (test data from the example file).
 pub const CLIENT_SECRET: &str = "fake-secret-not-for-production";
+/// The head of a test topology in westeurope: tenant, subscription, location, the node resource group `rg` and
+/// the app the tests authenticate as; the caller appends the network, load balancers and nodes.
+pub fn topology_preamble(rg: &str) -> String {
+    format!(
+        "tenantId: 72f988bf-86f1-41af-91ab-2d7cd011db47
+subscriptionId: 0b1f6471-1bf0-4dda-aec3-111122223333
+location: westeurope
+resourceGroups:
+  node:
+    name: {rg}
+{}",
+        app_registration()
+    )
+}
+
+/// The `apps:` entry registering [`CLIENT_ID`]/[`CLIENT_SECRET`], for topologies that do not list it.
+pub fn app_registration() -> String {
+    format!(
+        "apps:
+  - name: cloud-controller-manager
+    clientId: {CLIENT_ID}
+    secret: {CLIENT_SECRET}
+"
+    )
+}
+
 /// Node resource group of small.yaml.
 pub const RG: &str = "k8s-small-rg";
 /// ARM network api-version.

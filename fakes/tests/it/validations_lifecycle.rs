@@ -6,7 +6,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{CLIENT_ID, CLIENT_SECRET, Session};
+use crate::support::{Session, topology_preamble};
 
 const PIP: &str = "Microsoft.Network/publicIPAddresses";
 const LB: &str = "Microsoft.Network/loadBalancers";
@@ -17,17 +17,7 @@ const VMSS_RG: &str = "vmss-rg";
 /// A uniform scale set behind the cluster LB, with the app the tests authenticate as.
 fn vmss_topology() -> String {
     format!(
-        "tenantId: 72f988bf-86f1-41af-91ab-2d7cd011db47
-subscriptionId: 0b1f6471-1bf0-4dda-aec3-111122223333
-location: westeurope
-resourceGroups:
-  node:
-    name: {VMSS_RG}
-apps:
-  - name: cloud-controller-manager
-    clientId: {CLIENT_ID}
-    secret: {CLIENT_SECRET}
-network:
+        "{}network:
   vnet:
     name: vmss-vnet
     addressSpace: [10.224.0.0/12]
@@ -50,7 +40,8 @@ scaleSets:
   - name: pool-vmss
     instances: 2
     backendPools: [kubernetes/kubernetes]
-"
+",
+        topology_preamble(VMSS_RG)
     )
 }
 
