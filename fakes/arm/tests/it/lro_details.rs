@@ -22,15 +22,7 @@ async fn retry_after_location_poll_and_status_bodies() {
     assert_eq!(h["retry-after"], "1");
     let op = h["azure-asyncoperation"].to_str().unwrap().to_string();
     assert!(op.contains("/providers/Microsoft.Network/locations/eastus/operations/"));
-    let first: serde_json::Value = f
-        .client
-        .get(&op)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let first = f.get_url(&op).await;
     assert_eq!(first, json!({"status":"InProgress"}));
     let (done, _) = f.poll(&op).await;
     assert_eq!(done, json!({"status":"Succeeded"}));
@@ -64,28 +56,8 @@ async fn retry_after_location_poll_and_status_bodies() {
 async fn failed_operation_status_carries_the_error() {
     let f = Fake::seeded(0).await;
     let nsg = Fake::net("rg", "networkSecurityGroups/nsg");
-    let router = f.state.router();
-    let req = http::Request::builder()
-        .method("PUT")
-        .uri(format!("{nsg}?{NET}"))
-        .header("content-type", "application/json")
-        .extension(fake_arm::ForceLroFailure {
-            code: "InternalServerError".into(),
-            message: "boom".into(),
-        })
-        .body(axum::body::Body::from(nsg_body().to_string()))
-        .unwrap();
-    let resp = tower::ServiceExt::oneshot(router, req).await.unwrap();
-    assert_eq!(resp.status().as_u16(), 201);
-    let op = resp.headers()["azure-asyncoperation"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    let path = op
-        .split_once("://")
-        .and_then(|(_, r)| r.split_once('/'))
-        .map(|(_, p)| format!("/{p}"))
-        .unwrap();
+    let (s, path) = f.put_forcing_failure(&nsg, NET, nsg_body()).await;
+    assert_eq!(s, 201);
     let (status, _, body) = f.send(reqwest::Method::GET, &path, None, &[]).await;
     assert_eq!(status, 200, "a failed operation still reads with 200");
     assert_eq!(body["status"], "Failed");

@@ -139,18 +139,47 @@ impl Fake {
         (s, h)
     }
 
+    /// GETs an absolute URL (an operation or a `nextLink`) and parses the JSON answer.
+    pub async fn get_url(&self, url: &str) -> Value {
+        self.client
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Sends a PUT straight to the router with [`fake_arm::ForceLroFailure`] attached, so its operation
+    /// fails with `InternalServerError`/`boom`; returns the status and the operation's path on this fake.
+    pub async fn put_forcing_failure(&self, path: &str, api: &str, body: Value) -> (u16, String) {
+        let req = http::Request::builder()
+            .method("PUT")
+            .uri(format!("{path}?{api}"))
+            .header("content-type", "application/json")
+            .extension(fake_arm::ForceLroFailure {
+                code: "InternalServerError".into(),
+                message: "boom".into(),
+            })
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let resp = tower::ServiceExt::oneshot(self.state.router(), req)
+            .await
+            .unwrap();
+        let op = resp.headers()["azure-asyncoperation"].to_str().unwrap();
+        let op_path = op
+            .split_once("://")
+            .and_then(|(_, r)| r.split_once('/'))
+            .map(|(_, p)| format!("/{p}"))
+            .unwrap();
+        (resp.status().as_u16(), op_path)
+    }
+
     /// Polls an absolute operation URL until it is terminal; returns the final status body and poll count.
     pub async fn poll(&self, url: &str) -> (Value, usize) {
         for n in 1..20 {
-            let v: Value = self
-                .client
-                .get(url)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let v = self.get_url(url).await;
             if v["status"] != "InProgress" {
                 return (v, n);
             }

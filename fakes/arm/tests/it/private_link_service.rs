@@ -165,32 +165,11 @@ async fn failed_pls_update_rolls_its_nic_back() {
             .len()
     };
     // An update whose operation fails (fault injection) restores the PLS and, with it, the NIC.
-    let req = http::Request::builder()
-        .method("PUT")
-        .uri(format!("{pls}?{NET}"))
-        .header("content-type", "application/json")
-        .extension(fake_arm::ForceLroFailure {
-            code: "InternalServerError".into(),
-            message: "boom".into(),
-        })
-        .body(axum::body::Body::from(
-            pls_body(&["nat", "nat2"]).to_string(),
-        ))
-        .unwrap();
-    let resp = tower::ServiceExt::oneshot(f.state.router(), req)
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 200);
+    let (s, path) = f
+        .put_forcing_failure(&pls, NET, pls_body(&["nat", "nat2"]))
+        .await;
+    assert_eq!(s, 200);
     assert_eq!(ipconfigs(&f), 2, "the NIC follows the running update");
-    let op = resp.headers()["azure-asyncoperation"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    let path = op
-        .split_once("://")
-        .and_then(|(_, r)| r.split_once('/'))
-        .map(|(_, p)| format!("/{p}"))
-        .unwrap();
     let mut status = Value::Null;
     for _ in 0..10 {
         status = f.send(reqwest::Method::GET, &path, None, &[]).await.2;

@@ -197,15 +197,7 @@ async fn lists_page_through_next_link() {
     let mut names = Vec::new();
     let mut pages = 0;
     loop {
-        let v: serde_json::Value = f
-            .client
-            .get(&url)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v = f.get_url(&url).await;
         pages += 1;
         names.extend(
             v["value"]

@@ -83,15 +83,7 @@ async fn instance_public_ips_and_scale_set_wide_lists() {
             let Some(next) = page["nextLink"].as_str().map(String::from) else {
                 break;
             };
-            page = f
-                .client
-                .get(next)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            page = f.get_url(&next).await;
         }
         assert_eq!(ids.len(), 3, "{t}: {ids:?}");
         assert!(ids.iter().all(|id| id.ends_with(suffix)), "{t}: {ids:?}");
