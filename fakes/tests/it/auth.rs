@@ -3,40 +3,18 @@
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::support::{CLIENT_ID, Fake, header};
+use crate::support::{Fake, header};
 
 #[tokio::test]
 async fn secret_grant_token_opens_arm() {
     let fake = Fake::start(&[]);
-    let response = fake
-        .http
-        .post(fake.url(&format!("/{}/oauth2/v2.0/token", fake.tenant)))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(crate::support::form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", CLIENT_ID),
-            ("client_secret", crate::support::CLIENT_SECRET),
-            ("scope", "https://management.azure.com/.default"),
-        ]))
-        .send()
-        .await
-        .unwrap();
+    let response = fake.secret_grant(crate::support::CLIENT_SECRET).await;
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["token_type"], "Bearer");
     assert_eq!(body["expires_in"], 3599);
     let token = body["access_token"].as_str().unwrap();
-    let rg = fake
-        .arm(
-            token,
-            Method::GET,
-            &format!(
-                "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-                fake.subscription
-            ),
-            None,
-        )
-        .await;
+    let rg = fake.arm(token, Method::GET, &fake.rg_url(), None).await;
     assert_eq!(rg.status(), 200);
     assert!(!header(&rg, "x-ms-request-id").is_empty());
 }
@@ -44,19 +22,7 @@ async fn secret_grant_token_opens_arm() {
 #[tokio::test]
 async fn wrong_secret_gets_aadsts7000215() {
     let fake = Fake::start(&[]);
-    let response = fake
-        .http
-        .post(fake.url(&format!("/{}/oauth2/v2.0/token", fake.tenant)))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(crate::support::form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", CLIENT_ID),
-            ("client_secret", "not-the-secret"),
-            ("scope", "https://management.azure.com/.default"),
-        ]))
-        .send()
-        .await
-        .unwrap();
+    let response = fake.secret_grant("not-the-secret").await;
     assert_eq!(response.status(), 401);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"], "invalid_client");
@@ -66,10 +32,7 @@ async fn wrong_secret_gets_aadsts7000215() {
 #[tokio::test]
 async fn arm_without_a_valid_token_is_401_with_www_authenticate() {
     let fake = Fake::start(&[]);
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     let missing = fake.http.get(fake.url(&path)).send().await.unwrap();
     assert_eq!(missing.status(), 401);
     assert!(header(&missing, "www-authenticate").starts_with("Bearer "));
@@ -92,10 +55,7 @@ async fn arm_without_a_valid_token_is_401_with_www_authenticate() {
 async fn expired_tokens_are_refused() {
     let fake = Fake::start(&["--token-lifetime", "1"]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
     let response = fake.arm(&token, Method::GET, &path, None).await;
     assert_eq!(response.status(), 401);

@@ -21,10 +21,7 @@ async fn schedule(fake: &Fake, rule: Value) {
 async fn status_faults_answer_instead_of_arm_for_their_count() {
     let fake = Fake::start(&[]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     schedule(&fake, json!({"method": "GET", "path": rg_glob(), "fault": {"kind": "throttle", "retryAfterSecs": 7}, "count": 1})).await;
     let throttled = fake.arm(&token, Method::GET, &path, None).await;
     assert_eq!(throttled.status(), 429);
@@ -84,10 +81,7 @@ async fn status_faults_answer_instead_of_arm_for_their_count() {
 async fn latency_delays_the_answer() {
     let fake = Fake::start(&[]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     schedule(
         &fake,
         json!({"path": rg_glob(), "fault": {"kind": "latency", "ms": 300}, "count": 1}),
@@ -125,10 +119,7 @@ async fn lro_failed_ends_the_operation_failed() {
 async fn reset_drops_the_connection() {
     let fake = Fake::start(&[]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     schedule(
         &fake,
         json!({"path": rg_glob(), "fault": {"kind": "reset"}, "count": 1}),
@@ -176,10 +167,7 @@ async fn faults_file_with_seed_is_loaded_at_start() {
         &["--faults", file.to_str().unwrap()],
     );
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     let mut statuses = Vec::new();
     for _ in 0..20 {
         statuses.push(

@@ -5,7 +5,7 @@ use fake_tls::{Http2Reason, TransportCause, transport_cause};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{CLIENT_ID, CLIENT_SECRET, Fake, form, header};
+use crate::support::{CLIENT_SECRET, Fake, header};
 
 const INSTANCE: &str = "/imds/k8s-master-0/metadata/instance?api-version=2021-10-01";
 
@@ -20,21 +20,6 @@ async fn imds(fake: &Fake) -> reqwest::Result<reqwest::Response> {
         .header("Metadata", "true")
         .send()
         .await
-}
-
-async fn token_request(fake: &Fake) -> reqwest::Response {
-    fake.http
-        .post(fake.url(&format!("/{}/oauth2/v2.0/token", fake.tenant)))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", CLIENT_ID),
-            ("client_secret", CLIENT_SECRET),
-            ("scope", "https://management.azure.com/.default"),
-        ]))
-        .send()
-        .await
-        .expect("token request")
 }
 
 async fn journal(fake: &Fake) -> Vec<Value> {
@@ -86,7 +71,7 @@ async fn token_endpoint_throttles_with_retry_after() {
         json!({"method": "POST", "path": "/*/oauth2/v2.0/token", "fault": {"kind": "throttle", "retryAfterSecs": 3}, "count": 1}),
     )
     .await;
-    let throttled = token_request(&fake).await;
+    let throttled = fake.secret_grant(CLIENT_SECRET).await;
     assert_eq!(throttled.status(), 429);
     assert_eq!(header(&throttled, "retry-after"), "3");
     let body: Value = throttled.json().await.unwrap();

@@ -110,17 +110,7 @@ async fn state_file_survives_a_restart() {
         3,
         "nodes still listed"
     );
-    let reused = again
-        .arm(
-            &token,
-            Method::GET,
-            &format!(
-                "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-                again.subscription
-            ),
-            None,
-        )
-        .await;
+    let reused = again.arm(&token, Method::GET, &again.rg_url(), None).await;
     assert_eq!(
         reused.status(),
         200,

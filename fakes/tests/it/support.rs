@@ -130,21 +130,35 @@ impl Fake {
         )
     }
 
-    /// Client-credentials token with the example app's secret.
-    pub async fn token(&self) -> String {
-        let response = self
-            .http
+    /// The node resource group of small.yaml itself (`resourcegroups`, lower case, with its api-version): the
+    /// plainest ARM read and write target.
+    pub fn rg_url(&self) -> String {
+        format!(
+            "/subscriptions/{}/resourcegroups/{RG}?api-version=2021-04-01",
+            self.subscription
+        )
+    }
+
+    /// The client-credentials token request for the ARM scope as [`CLIENT_ID`] with `secret`, whatever
+    /// its answer.
+    pub async fn secret_grant(&self, secret: &str) -> Response {
+        self.http
             .post(self.url(&format!("/{}/oauth2/v2.0/token", self.tenant)))
             .header("content-type", "application/x-www-form-urlencoded")
-            .body(crate::support::form(&[
+            .body(form(&[
                 ("grant_type", "client_credentials"),
                 ("client_id", CLIENT_ID),
-                ("client_secret", CLIENT_SECRET),
+                ("client_secret", secret),
                 ("scope", "https://management.azure.com/.default"),
             ]))
             .send()
             .await
-            .expect("token request");
+            .expect("token request")
+    }
+
+    /// Client-credentials token with the example app's secret.
+    pub async fn token(&self) -> String {
+        let response = self.secret_grant(CLIENT_SECRET).await;
         assert_eq!(response.status(), 200);
         let body: Value = response.json().await.expect("token JSON");
         body["access_token"]

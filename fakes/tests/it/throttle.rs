@@ -9,10 +9,7 @@ use crate::support::{Fake, header};
 async fn exhausted_read_bucket_answers_429_with_retry_after() {
     let fake = Fake::start(&["--read-bucket", "3/0.2"]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     let mut remaining = Vec::new();
     for _ in 0..3 {
         let ok = fake.arm(&token, Method::GET, &path, None).await;
@@ -62,10 +59,7 @@ async fn exhausted_read_bucket_answers_429_with_retry_after() {
 async fn admin_can_turn_throttling_off() {
     let fake = Fake::start(&["--read-bucket", "1/0.01"]);
     let token = fake.token().await;
-    let path = format!(
-        "/subscriptions/{}/resourcegroups/k8s-small-rg?api-version=2021-04-01",
-        fake.subscription
-    );
+    let path = fake.rg_url();
     assert_eq!(
         fake.arm(&token, Method::GET, &path, None).await.status(),
         200
