@@ -14,6 +14,16 @@ data:
   phase: in-tree
 ";
 
+/// `kubectl get` of the ConfigMap's uid and phase, read before and after the restart.
+const GET_STATE: &[&str] = &[
+    "get",
+    "configmap/migration-state",
+    "-n",
+    "kube-system",
+    "-o",
+    "jsonpath={.metadata.uid} {.data.phase}",
+];
+
 #[test]
 fn kubectl_works_against_the_binary_and_state_survives_a_restart() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -22,18 +32,7 @@ fn kubectl_works_against_the_binary_and_state_survives_a_restart() {
     let (ok, out) = kubectl(dir.path(), &["apply", "-f", "-"], Some(CONFIG_MAP));
     assert!(ok, "apply: {out}");
     assert!(out.contains("configmap/migration-state created"), "{out}");
-    let (ok, before) = kubectl(
-        dir.path(),
-        &[
-            "get",
-            "configmap/migration-state",
-            "-n",
-            "kube-system",
-            "-o",
-            "jsonpath={.metadata.uid} {.data.phase}",
-        ],
-        None,
-    );
+    let (ok, before) = kubectl(dir.path(), GET_STATE, None);
     assert!(ok, "get: {before}");
     assert!(before.ends_with(" in-tree"), "{before}");
 
@@ -42,18 +41,7 @@ fn kubectl_works_against_the_binary_and_state_survives_a_restart() {
     assert!(!ok, "a stopped server must not answer: {out}");
 
     let _server = ApiServer::start(dir.path());
-    let (ok, after) = kubectl(
-        dir.path(),
-        &[
-            "get",
-            "configmap/migration-state",
-            "-n",
-            "kube-system",
-            "-o",
-            "jsonpath={.metadata.uid} {.data.phase}",
-        ],
-        None,
-    );
+    let (ok, after) = kubectl(dir.path(), GET_STATE, None);
     assert!(ok, "get after restart: {after}");
     assert_eq!(after, before, "same object (uid and data) after restart");
 }

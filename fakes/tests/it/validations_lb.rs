@@ -56,6 +56,20 @@ fn lb_body(
         "loadBalancingRules": rules}})
 }
 
+/// PUTs [`lb_body`] of `lb` and asserts ARM refuses it with 400 and `code`; returns the error object.
+async fn refused_lb(
+    s: &Session,
+    lb: &str,
+    sku: &str,
+    frontend: Value,
+    rules: &[(&str, &str, i64, i64)],
+    code: &str,
+) -> Value {
+    let id = s.id(&format!("{LB}/{lb}"));
+    let body = lb_body(s, lb, sku, frontend, rules);
+    s.refused(Method::PUT, &id, Some(body), 400, code).await
+}
+
 fn public_frontend(pip_id: &str) -> Value {
     json!({"publicIPAddress": {"id": pip_id}})
 }
@@ -78,21 +92,15 @@ async fn references_must_resolve() {
     let s = Session::small(&["--lro-polls", "0"]).await;
     let missing_pip = s.id(&format!("{PIP}/nope"));
     let lb = s.id(&format!("{LB}/svc-lb"));
-    let error = s
-        .refused(
-            Method::PUT,
-            &lb,
-            Some(lb_body(
-                &s,
-                "svc-lb",
-                "Standard",
-                public_frontend(&missing_pip),
-                &[],
-            )),
-            400,
-            "InvalidResourceReference",
-        )
-        .await;
+    let error = refused_lb(
+        &s,
+        "svc-lb",
+        "Standard",
+        public_frontend(&missing_pip),
+        &[],
+        "InvalidResourceReference",
+    )
+    .await;
     assert!(
         error["message"]
             .as_str()
@@ -103,17 +111,12 @@ async fn references_must_resolve() {
     assert_eq!(s.get(&lb).await.status, 404, "nothing created");
 
     let missing_subnet = s.id("Microsoft.Network/virtualNetworks/k8s-vnet/subnets/nope");
-    s.refused(
-        Method::PUT,
-        &lb,
-        Some(lb_body(
-            &s,
-            "svc-lb",
-            "Standard",
-            json!({"subnet": {"id": missing_subnet}}),
-            &[],
-        )),
-        400,
+    refused_lb(
+        &s,
+        "svc-lb",
+        "Standard",
+        json!({"subnet": {"id": missing_subnet}}),
+        &[],
         "InvalidResourceReference",
     )
     .await;
@@ -177,21 +180,15 @@ async fn references_across_regions_are_refused() {
     let s = Session::small(&["--lro-polls", "0"]).await;
     let west = pip(&s, "west-pip", "westus", "Standard").await;
     let lb = s.id(&format!("{LB}/svc-lb"));
-    let error = s
-        .refused(
-            Method::PUT,
-            &lb,
-            Some(lb_body(
-                &s,
-                "svc-lb",
-                "Standard",
-                public_frontend(&west),
-                &[],
-            )),
-            400,
-            "InvalidResourceReference",
-        )
-        .await;
+    let error = refused_lb(
+        &s,
+        "svc-lb",
+        "Standard",
+        public_frontend(&west),
+        &[],
+        "InvalidResourceReference",
+    )
+    .await;
     assert!(
         error["message"].as_str().unwrap().contains("same region"),
         "{error}"
@@ -240,21 +237,15 @@ async fn skus_must_match() {
 
     let basic = pip(&s, "basic-pip", "eastus", "Basic").await;
     let lb = s.id(&format!("{LB}/svc-lb"));
-    let error = s
-        .refused(
-            Method::PUT,
-            &lb,
-            Some(lb_body(
-                &s,
-                "svc-lb",
-                "Standard",
-                public_frontend(&basic),
-                &[],
-            )),
-            400,
-            "PublicIPAndLBSkuDoNotMatch",
-        )
-        .await;
+    let error = refused_lb(
+        &s,
+        "svc-lb",
+        "Standard",
+        public_frontend(&basic),
+        &[],
+        "PublicIPAndLBSkuDoNotMatch",
+    )
+    .await;
     assert!(
         error["message"]
             .as_str()
@@ -285,17 +276,12 @@ async fn skus_must_match() {
 
     // And the other way round: a Basic LB cannot use a Standard public IP.
     let standard = pip(&s, "standard-pip", "eastus", "Standard").await;
-    s.refused(
-        Method::PUT,
-        &lb,
-        Some(lb_body(
-            &s,
-            "svc-lb",
-            "Basic",
-            public_frontend(&standard),
-            &[],
-        )),
-        400,
+    refused_lb(
+        &s,
+        "svc-lb",
+        "Basic",
+        public_frontend(&standard),
+        &[],
         "PublicIPAndLBSkuDoNotMatch",
     )
     .await;
@@ -307,21 +293,15 @@ async fn rules_need_a_unique_frontend_protocol_and_port() {
     let s = Session::small(&["--lro-polls", "0"]).await;
     let svc_pip = pip(&s, "svc-pip", "eastus", "Standard").await;
     let lb = s.id(&format!("{LB}/svc-lb"));
-    let error = s
-        .refused(
-            Method::PUT,
-            &lb,
-            Some(lb_body(
-                &s,
-                "svc-lb",
-                "Standard",
-                public_frontend(&svc_pip),
-                &[("tcp-80", "Tcp", 80, 80), ("tcp-80-again", "Tcp", 80, 8080)],
-            )),
-            400,
-            "RulesUseSameFrontendIpConfigurationAndPort",
-        )
-        .await;
+    let error = refused_lb(
+        &s,
+        "svc-lb",
+        "Standard",
+        public_frontend(&svc_pip),
+        &[("tcp-80", "Tcp", 80, 80), ("tcp-80-again", "Tcp", 80, 8080)],
+        "RulesUseSameFrontendIpConfigurationAndPort",
+    )
+    .await;
     let message = error["message"].as_str().unwrap();
     assert!(
         message.contains("/loadBalancingRules/tcp-80 ")
@@ -377,17 +357,12 @@ async fn ha_ports_only_on_internal_load_balancers() {
     let s = Session::small(&["--lro-polls", "0"]).await;
     let svc_pip = pip(&s, "svc-pip", "eastus", "Standard").await;
     let lb = s.id(&format!("{LB}/public-ha"));
-    s.refused(
-        Method::PUT,
-        &lb,
-        Some(lb_body(
-            &s,
-            "public-ha",
-            "Standard",
-            public_frontend(&svc_pip),
-            &[("ha", "All", 0, 0)],
-        )),
-        400,
+    refused_lb(
+        &s,
+        "public-ha",
+        "Standard",
+        public_frontend(&svc_pip),
+        &[("ha", "All", 0, 0)],
         "HaPortsRuleNotSupportedOnLoadBalancer",
     )
     .await;
