@@ -70,6 +70,19 @@ async fn refused_lb(
     s.refused(Method::PUT, &id, Some(body), 400, code).await
 }
 
+/// The seeded cluster LB `kubernetes` as the CCM edits it (GET, modify, PUT): its id, the document read, and a
+/// copy with a frontend `svc` on `pip_id` added.
+async fn cluster_lb_with_frontend(s: &Session, pip_id: &str) -> (String, Value, Value) {
+    let seeded = s.id(&format!("{LB}/kubernetes"));
+    let before = s.get(&seeded).await.body;
+    let mut doc = before.clone();
+    doc["properties"]["frontendIPConfigurations"]
+        .as_array_mut()
+        .expect("frontendIPConfigurations")
+        .push(json!({"name": "svc", "properties": public_frontend(pip_id)}));
+    (seeded, before, doc)
+}
+
 fn public_frontend(pip_id: &str) -> Value {
     json!({"publicIPAddress": {"id": pip_id}})
 }
@@ -150,15 +163,8 @@ async fn references_must_resolve() {
 
     // Rule → probe that the LB does not have (the CCM's GET-modify-PUT of the cluster LB).
     let svc_pip = pip(&s, "svc-pip", "eastus", "Standard").await;
-    let seeded = s.id(&format!("{LB}/kubernetes"));
-    let before = s.get(&seeded).await.body;
-    let mut doc = before.clone();
-    let props = &mut doc["properties"];
-    props["frontendIPConfigurations"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"name": "svc", "properties": public_frontend(&svc_pip)}));
-    props["loadBalancingRules"] = json!([{"name": "svc-80", "properties": {
+    let (seeded, before, mut doc) = cluster_lb_with_frontend(&s, &svc_pip).await;
+    doc["properties"]["loadBalancingRules"] = json!([{"name": "svc-80", "properties": {
         "frontendIPConfiguration": {"id": format!("{seeded}/frontendIPConfigurations/svc")},
         "backendAddressPool": {"id": format!("{seeded}/backendAddressPools/kubernetes")},
         "probe": {"id": format!("{seeded}/probes/nope")},
@@ -256,13 +262,7 @@ async fn skus_must_match() {
     assert_eq!(s.get(&lb).await.status, 404, "nothing created");
 
     // The same mix on the seeded Standard LB leaves it as it was.
-    let seeded = s.id(&format!("{LB}/kubernetes"));
-    let before = s.get(&seeded).await.body;
-    let mut doc = before.clone();
-    doc["properties"]["frontendIPConfigurations"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"name": "svc", "properties": public_frontend(&basic)}));
+    let (seeded, before, doc) = cluster_lb_with_frontend(&s, &basic).await;
     s.refused(
         Method::PUT,
         &seeded,
