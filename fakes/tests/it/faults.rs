@@ -141,11 +141,10 @@ async fn reset_drops_the_connection() {
         fake.arm(&token, Method::GET, &path, None).await.status(),
         200
     );
-    let (_, journal) = fake.admin(Method::GET, "/admin/journal", None).await;
-    let faults: Vec<&Value> = journal["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let faults: Vec<Value> = fake
+        .journal()
+        .await
+        .into_iter()
         .filter(|e| e.get("faults").is_some())
         .collect();
     assert_eq!(faults.len(), 1);

@@ -22,11 +22,6 @@ async fn imds(fake: &Fake) -> reqwest::Result<reqwest::Response> {
         .await
 }
 
-async fn journal(fake: &Fake) -> Vec<Value> {
-    let (_, journal) = fake.admin(Method::GET, "/admin/journal", None).await;
-    journal["entries"].as_array().expect("entries").clone()
-}
-
 #[tokio::test]
 async fn imds_answers_503_then_recovers() {
     let fake = Fake::start(&[]);
@@ -54,7 +49,7 @@ async fn imds_answers_503_then_recovers() {
         listing["rules"][0]["surface"], "imds",
         "inferred from the path"
     );
-    let entries = journal(&fake).await;
+    let entries = fake.journal().await;
     let imds: Vec<&Value> = entries.iter().filter(|e| e["surface"] == "imds").collect();
     assert_eq!(imds.len(), 2);
     assert_eq!(imds[0]["status"], 503);
@@ -87,7 +82,7 @@ async fn token_endpoint_throttles_with_retry_after() {
     let token = fake.token().await;
     assert!(!token.is_empty());
 
-    let entries = journal(&fake).await;
+    let entries = fake.journal().await;
     let entra: Vec<&Value> = entries.iter().filter(|e| e["surface"] == "entra").collect();
     assert_eq!(entra.len(), 2);
     assert_eq!(
@@ -123,7 +118,7 @@ async fn imds_connection_is_reset_then_served() {
         "{error:?}"
     );
     assert_eq!(imds(&fake).await.expect("answered").status(), 200);
-    let entries = journal(&fake).await;
+    let entries = fake.journal().await;
     assert!(
         entries
             .iter()
@@ -167,8 +162,8 @@ async fn admin_calls_are_journaled_but_journal_reads_are_not() {
     let fake = Fake::start(&[]);
     let (status, _) = fake.admin(Method::GET, "/admin/faults", None).await;
     assert_eq!(status, 200);
-    let first = journal(&fake).await;
-    let second = journal(&fake).await;
+    let first = fake.journal().await;
+    let second = fake.journal().await;
     assert_eq!(first, second, "reading the journal does not change it");
     let admin: Vec<&Value> = first.iter().filter(|e| e["surface"] == "admin").collect();
     assert_eq!(admin.len(), 1, "{first:?}");

@@ -179,6 +179,12 @@ impl Fake {
             .await
     }
 
+    /// The entries `/admin/journal` lists.
+    pub async fn journal(&self) -> Vec<Value> {
+        let (_, journal) = self.admin(Method::GET, "/admin/journal", None).await;
+        journal["entries"].as_array().expect("entries").clone()
+    }
+
     /// Authenticated ARM request with extra headers.
     pub async fn arm_with(
         &self,
