@@ -129,15 +129,13 @@ async fn imds_connection_is_reset_then_served() {
 #[tokio::test]
 async fn arm_only_kinds_are_refused_on_imds_and_entra() {
     let fake = Fake::start(&[]);
-    let (status, body) = fake
-        .admin(
+    let message = fake
+        .admin_refused(
             Method::POST,
             "/admin/faults",
             Some(json!({"path": "/imds/**", "fault": {"kind": "lroFailed"}})),
         )
         .await;
-    assert_eq!(status, 400);
-    let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("rules[0].fault.kind: 'lroFailed' only applies to ARM requests"),
         "{message}"

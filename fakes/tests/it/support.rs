@@ -228,6 +228,17 @@ impl Fake {
         )
     }
 
+    /// An admin request that must be refused with 400; returns its `error.message`.
+    pub async fn admin_refused(&self, method: Method, path: &str, body: Option<Value>) -> String {
+        let what = format!("{method} {path}");
+        let (status, body) = self.admin(method, path, body).await;
+        assert_eq!(status, 400, "{what}: {body}");
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{what}: no error.message in {body}"))
+            .to_string()
+    }
+
     /// Polls an `Azure-AsyncOperation` URL until a terminal status and returns the status body.
     pub async fn poll(&self, token: &str, url: &str) -> Value {
         for _ in 0..50 {
