@@ -75,14 +75,7 @@ async fn patch_tags_replaces_the_map_and_client_provisioning_state_is_ignored() 
     let (s, _, v) = f.put(&nsg, NET, body).await;
     assert_eq!(s, 201);
     assert_eq!(v["properties"]["provisioningState"], "Updating");
-    let (s, _, v) = f
-        .send(
-            reqwest::Method::PATCH,
-            &format!("{nsg}?{NET}"),
-            Some(json!({"tags":{"c":"3"}})),
-            &[],
-        )
-        .await;
+    let (s, v) = f.patch(&nsg, NET, json!({"tags":{"c":"3"}})).await;
     assert_eq!(s, 200);
     assert_eq!(
         v["tags"],
@@ -111,14 +104,7 @@ async fn patch_during_a_running_put_is_refused_and_leaves_the_operation_alone() 
     let (s, h, _) = f.put_raw(&pip, NET, body).await;
     assert_eq!(s, 201);
     let op = h["azure-asyncoperation"].to_str().unwrap().to_string();
-    let (s, _, v) = f
-        .send(
-            reqwest::Method::PATCH,
-            &format!("{pip}?{NET}"),
-            Some(json!({"tags":{"a":"b"}})),
-            &[],
-        )
-        .await;
+    let (s, v) = f.patch(&pip, NET, json!({"tags":{"a":"b"}})).await;
     assert_eq!(
         (s, v["error"]["code"].as_str()),
         (409, Some("AnotherOperationInProgress")),
@@ -133,14 +119,7 @@ async fn patch_during_a_running_put_is_refused_and_leaves_the_operation_alone() 
     assert!(during.get("tags").is_none(), "{during}");
     let (status, polls) = f.poll(&op).await;
     assert_eq!((status["status"].as_str(), polls), (Some("Succeeded"), 3));
-    let (s, _, v) = f
-        .send(
-            reqwest::Method::PATCH,
-            &format!("{pip}?{NET}"),
-            Some(json!({"tags":{"a":"b"}})),
-            &[],
-        )
-        .await;
+    let (s, v) = f.patch(&pip, NET, json!({"tags":{"a":"b"}})).await;
     assert_eq!((s, &v["tags"]), (200, &json!({"a":"b"})), "{v}");
 }
 

@@ -132,6 +132,19 @@ impl Fake {
         (s, v)
     }
 
+    /// PATCH (a tags update, say) without extra headers; returns the status and body.
+    pub async fn patch(&self, path: &str, api: &str, body: Value) -> (u16, Value) {
+        let (s, _, v) = self
+            .send(
+                reqwest::Method::PATCH,
+                &format!("{path}?{api}"),
+                Some(body),
+                &[],
+            )
+            .await;
+        (s, v)
+    }
+
     pub async fn delete(&self, path: &str, api: &str) -> (u16, reqwest::header::HeaderMap) {
         let (s, h, _) = self
             .send(reqwest::Method::DELETE, &format!("{path}?{api}"), None, &[])

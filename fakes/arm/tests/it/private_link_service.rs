@@ -129,14 +129,7 @@ async fn pls_gets_a_read_only_nic_that_goes_with_it() {
         )
     );
     // Tags stay editable.
-    let (s, _, v) = f
-        .send(
-            reqwest::Method::PATCH,
-            &format!("{nic}?{NET}"),
-            Some(json!({"tags":{"team":"net"}})),
-            &[],
-        )
-        .await;
+    let (s, v) = f.patch(&nic, NET, json!({"tags":{"team":"net"}})).await;
     assert_eq!((s, &v["tags"]["team"]), (200, &json!("net")));
     // Deleting the PLS takes the NIC with it and frees the subnet.
     let (s, h) = f.delete(&pls, NET).await;
