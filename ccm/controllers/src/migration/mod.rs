@@ -1,0 +1,1 @@
+//! Leader Migration (KEP-2436): configuration and enforcement.

@@ -1,0 +1,1 @@
+//! Integration tests of ccm-controllers against the embedded API server run as a real process.
