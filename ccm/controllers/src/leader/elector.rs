@@ -83,7 +83,12 @@ impl LeaderHandle {
     pub async fn leading(&self) -> Result<(), LeaderState> {
         let mut rx = self.state.clone();
         let state = rx
-            .wait_for(|s| matches!(s, LeaderState::Leading | LeaderState::Lost | LeaderState::Stopped))
+            .wait_for(|s| {
+                matches!(
+                    s,
+                    LeaderState::Leading | LeaderState::Lost | LeaderState::Stopped
+                )
+            })
             .await
             .map(|s| s.clone())
             .unwrap_or(LeaderState::Lost);
@@ -317,7 +322,9 @@ impl Elector {
             Ok(Err(err)) => {
                 tracing::warn!(lease = %self.config.name, error = %err, "failed to release leader lease")
             }
-            Err(_) => tracing::warn!(lease = %self.config.name, "releasing the leader lease timed out"),
+            Err(_) => {
+                tracing::warn!(lease = %self.config.name, "releasing the leader lease timed out")
+            }
         }
     }
 }
