@@ -62,11 +62,13 @@ mod tests {
             renew_time: Some(now),
             transitions: 3,
         };
-        let mut lease = Lease::default();
-        lease.spec = Some(LeaseSpec {
-            strategy: Some("OldestEmulationVersion".into()),
-            ..LeaseSpec::default()
-        });
+        let mut lease = Lease {
+            spec: Some(LeaseSpec {
+                strategy: Some("OldestEmulationVersion".into()),
+                ..LeaseSpec::default()
+            }),
+            ..Lease::default()
+        };
         record.apply_to(&mut lease);
         assert_eq!(LeaderRecord::from_lease(&lease), record);
         assert_eq!(
@@ -77,11 +79,13 @@ mod tests {
 
     #[test]
     fn empty_holder_reads_as_released() {
-        let mut lease = Lease::default();
-        lease.spec = Some(LeaseSpec {
-            holder_identity: Some(String::new()),
-            ..LeaseSpec::default()
-        });
+        let lease = Lease {
+            spec: Some(LeaseSpec {
+                holder_identity: Some(String::new()),
+                ..LeaseSpec::default()
+            }),
+            ..Lease::default()
+        };
         let record = LeaderRecord::from_lease(&lease);
         assert_eq!(record.holder, None);
         assert!(!record.is_held_by(""));
