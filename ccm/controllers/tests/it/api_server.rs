@@ -2,6 +2,7 @@
 //! kubeconfig it writes.
 
 use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -78,12 +79,30 @@ impl ApiServer {
 
     /// A new kube client (its own connection pool, like a separate process would have).
     pub async fn client(&self) -> kube::Client {
+        kube::Client::try_from(self.config().await).expect("kube client")
+    }
+
+    /// A kube client that reaches the server through `proxy` (same TLS identity, other port).
+    pub async fn client_via(&self, proxy: SocketAddr) -> kube::Client {
+        let mut config = self.config().await;
+        config.cluster_url = format!("https://{proxy}").parse().expect("proxy url");
+        kube::Client::try_from(config).expect("kube client")
+    }
+
+    /// The server's address, from the kubeconfig.
+    pub async fn addr(&self) -> SocketAddr {
+        let config = self.config().await;
+        let host = config.cluster_url.host().expect("host");
+        let port = config.cluster_url.port_u16().expect("port");
+        format!("{host}:{port}").parse().expect("socket address")
+    }
+
+    async fn config(&self) -> kube::Config {
         let kubeconfig = kube::config::Kubeconfig::read_from(self.dir.path().join("kubeconfig"))
             .expect("kubeconfig");
-        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
             .await
-            .expect("kube config");
-        kube::Client::try_from(config).expect("kube client")
+            .expect("kube config")
     }
 
     /// Kills the server: every later request fails.

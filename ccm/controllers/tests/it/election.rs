@@ -7,6 +7,7 @@ use ccm_controllers::leader::{ElectionConfig, LeaderHandle, LeaderState};
 use tokio::time::timeout;
 
 use crate::api_server::ApiServer;
+use crate::proxy::Proxy;
 use crate::run_log::{LeaseHistory, PATIENCE, RunLog, StandInController};
 
 const NS: &str = "kube-system";
@@ -154,4 +155,55 @@ async fn leadership_is_lost_when_renewal_fails_for_the_renew_deadline() {
         .expect("no on-lost signal");
     assert_eq!(a.state(), LeaderState::Lost);
     assert_eq!(a.shutdown().await, LeaderState::Lost);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partitioned_leader_stops_before_the_standby_takes_over() {
+    let server = ApiServer::start();
+    let proxy = Proxy::start(server.addr().await).await;
+    let history = LeaseHistory::watch(server.client().await, NS, LEASE);
+    let log = RunLog::default();
+    // Renew deadline + retry (3.5 s) well inside the lease (6 s), as 10 s + 2 s inside 15 s.
+    let partitionable = |id: &str| {
+        let mut c = fast(id);
+        c.lease_duration = Duration::from_secs(6);
+        c
+    };
+    // a reaches the API server only through the proxy; b directly.
+    let a = LeaderHandle::spawn(
+        server.client_via(proxy.addr).await,
+        partitionable("host-a_1"),
+    )
+    .unwrap();
+    leading(&a).await;
+    let work_a = StandInController::start("a", &log, a.subscribe(), LeaderState::is_leading);
+    log.wait_started("a").await;
+    let b = LeaderHandle::spawn(server.client().await, partitionable("host-b_2")).unwrap();
+    let work_b = StandInController::start("b", &log, b.subscribe(), LeaderState::is_leading);
+    let mut b_state = b.subscribe();
+    timeout(
+        PATIENCE,
+        b_state.wait_for(|s| {
+            *s == LeaderState::Standby {
+                holder: Some("host-a_1".into()),
+            }
+        }),
+    )
+    .await
+    .expect("b never observed a")
+    .unwrap();
+
+    // a is cut off: it cannot renew, signals the loss and its work stops; b takes over later.
+    proxy.cut();
+    timeout(PATIENCE, a.lost())
+        .await
+        .expect("no on-lost signal");
+    leading(&b).await;
+    log.wait_started("b").await;
+    work_a.stop().await;
+    work_b.stop().await;
+    b.shutdown().await;
+    history.wait_for("released", |r| r.holder.is_none()).await;
+    history.assert_safe_handovers();
+    log.assert_never_overlapping();
 }

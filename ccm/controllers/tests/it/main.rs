@@ -3,4 +3,5 @@
 mod api_server;
 mod election;
 mod migration;
+mod proxy;
 mod run_log;

@@ -4,10 +4,12 @@
 
 use std::time::Duration;
 
-use ccm_controllers::leader::ElectionConfig;
+use ccm_controllers::leader::{ElectionConfig, LeaderHandle};
 use ccm_controllers::migration::{
     Classification, ControllerClass, GateState, LeaderMigrationConfig, LeaseGate, classify,
 };
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::Api;
 use tokio::time::timeout;
 
 use crate::api_server::ApiServer;
@@ -179,4 +181,48 @@ async fn losing_the_api_server_is_the_on_lost_signal_for_the_gate() {
         "{:#?}",
         log.runs()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_migration_lease_is_not_campaigned_for_without_the_main_lease() {
+    let server = ApiServer::start();
+    let main_history = LeaseHistory::watch(server.client().await, NS, CCM);
+    // Another CCM replica holds the main lease.
+    let other = LeaderHandle::spawn(server.client().await, election(CCM, "ccm-a")).unwrap();
+    timeout(PATIENCE, other.leading())
+        .await
+        .expect("ccm-a never led")
+        .unwrap();
+    let log = RunLog::default();
+    let ccm_b = Manager::start(&server, CCM, "ccm-b", &log).await;
+    // While ccm-a renews several times, ccm-b campaigns for the main lease only.
+    main_history
+        .wait_for("ccm-a leads", |r| r.is_held_by("ccm-a"))
+        .await;
+    let seen = main_history.records().len();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while main_history.records().len() < seen + 4 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "ccm-a stopped renewing"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let leases: Api<Lease> = Api::namespaced(server.client().await, NS);
+    let migration = leases
+        .get_opt("cloud-provider-extraction-migration")
+        .await
+        .unwrap();
+    assert!(
+        migration.is_none(),
+        "campaigned without the main lease: {migration:?}"
+    );
+    assert_eq!(
+        ccm_b.gate.subscribe().borrow().clone(),
+        GateState::default()
+    );
+    assert!(log.runs().is_empty(), "{:#?}", log.runs());
+    ccm_b.stop().await;
+    other.shutdown().await;
+    main_history.assert_safe_handovers();
 }
