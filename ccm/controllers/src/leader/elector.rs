@@ -192,6 +192,9 @@ impl Elector {
                 }
                 if stopped_within(&mut stop, self.config.retry_period).await {
                     let _ = state.send(LeaderState::Stopped);
+                    if self.config.release_on_cancel {
+                        self.release().await;
+                    }
                     return LeaderState::Stopped;
                 }
             }

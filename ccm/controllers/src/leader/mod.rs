@@ -16,9 +16,9 @@
 //! `kube-system/cloud-controller-manager`, 15 s / 10 s / 2 s.
 //!
 //! Inferred:
-//! - [infer] On loss we do not try to release (client-go may attempt it): another holder may
+//! - \[infer\] On loss we do not try to release (client-go may attempt it): another holder may
 //!   already own the Lease and the process is about to exit anyway.
-//! - [infer] Each API call is bounded by the renew deadline in the acquire loop too (client-go
+//! - \[infer\] Each API call is bounded by the renew deadline in the acquire loop too (client-go
 //!   bounds only the renew loop), so a hung connection cannot stall campaigning.
 
 mod config;

@@ -94,6 +94,15 @@ impl Classification {
     }
 }
 
+impl Classification {
+    /// Logs the summary, one `info` line per controller (the manager calls this at start).
+    pub fn log(&self) {
+        for line in self.to_string().lines() {
+            tracing::info!(target: "leader_migration", "{line}");
+        }
+    }
+}
+
 impl fmt::Display for Classification {
     /// One line per controller naming the lease that governs it, then unmatched config entries.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

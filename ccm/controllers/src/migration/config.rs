@@ -12,7 +12,7 @@ use super::names::canonical;
 pub const GROUP: &str = "controllermanager.config.k8s.io";
 /// The configuration kind.
 pub const KIND: &str = "LeaderMigrationConfiguration";
-/// The only lock kind we implement (`endpoints` locks are gone from client-go).
+/// The only lock kind implemented (upstream v1alpha1/v1beta1 also accepted `endpoints`).
 pub const RESOURCE_LOCK_LEASES: &str = "leases";
 /// Component value meaning "whichever manager takes part in the migration".
 pub const ANY_COMPONENT: &str = "*";

@@ -15,12 +15,12 @@
 //! - Names are matched through aliases (`names.rs`), so ≤1.27 keys (`route`), ≥1.28 default names
 //!   (`route-controller`) and canonical names (`node-route-controller`) all mean one controller;
 //!   upstream compares strings and can let a controller double-run.
-//! - [infer] A config file without `--enable-leader-migration` is refused (KEP text), although the
+//! - \[infer\] A config file without `--enable-leader-migration` is refused (KEP text), although the
 //!   vendored `ApplyTo` ignores it.
-//! - [infer] `resourceLock` must be `leases` (client-go dropped `endpoints` locks); under v1 a
+//! - \[infer\] `resourceLock` must be `leases` (only Lease locks are implemented); under v1 a
 //!   `resourceLock: leases` line, as in the upstream docs' examples, is accepted, anything else refused.
 //!   A missing `resourceLock` under v1alpha1/v1beta1 means `leases`.
-//! - [infer] Two entries naming the same controller (after aliases) are refused.
+//! - \[infer\] Two entries naming the same controller (after aliases) are refused.
 
 mod classify;
 mod config;
