@@ -38,6 +38,9 @@ pub enum ElectionConfigError {
     /// The identity is empty, so two processes could both believe they hold the lease.
     #[error("leader election identity must not be empty")]
     EmptyIdentity,
+    /// `--leader-elect-resource-lock` other than `leases`.
+    #[error("--leader-elect-resource-lock={0} is not supported: only \"leases\"")]
+    UnsupportedLock(String),
     /// The Lease name or namespace is empty.
     #[error("leader election lock {field} must not be empty")]
     EmptyLock {

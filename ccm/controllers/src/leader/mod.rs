@@ -23,6 +23,7 @@
 
 mod config;
 mod elector;
+mod flags;
 mod lock;
 mod record;
 
@@ -31,5 +32,6 @@ pub use config::{
     ElectionConfigError, default_identity,
 };
 pub use elector::{LeaderHandle, LeaderState};
+pub use flags::LeaderElectFlags;
 pub use lock::{LeaseLock, LockError};
 pub use record::LeaderRecord;
