@@ -1,0 +1,7 @@
+//! Integration tests of ccm-controllers against the embedded API server run as a real process.
+
+mod api_server;
+mod election;
+mod migration;
+mod proxy;
+mod run_log;
