@@ -5,3 +5,5 @@
 
 pub mod leader;
 pub mod migration;
+pub mod node;
+pub mod node_lifecycle;

@@ -1,0 +1,161 @@
+//! The cloud-node-lifecycle controller's effects: every `--node-monitor-period`, list Nodes, ask
+//! the cloud about NotReady ones, then delete or (un)taint as [`super::decision`] says.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccm_cloud::{InstancesV2, Provider};
+use ccm_names::controllers::CLOUD_NODE_LIFECYCLE;
+use k8s_openapi::api::core::v1::Node;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::{Client, ResourceExt};
+
+use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
+use crate::node::event::{EventType, NodeEventRecorder};
+
+/// Attempts of a get-modify-update of taints before a conflict is reported.
+const CONFLICT_ATTEMPTS: usize = 5;
+
+/// Why the controller cannot start or a pass failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeLifecycleError {
+    /// The provider offers no `InstancesV2`.
+    #[error("the cloud provider does not implement InstancesV2")]
+    InstancesNotSupported,
+    /// A Kubernetes API call failed.
+    #[error("kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+/// Deletes Nodes whose instance is gone and taints those whose instance is shut down.
+pub struct NodeLifecycleController<P: Provider> {
+    nodes: Api<Node>,
+    provider: Arc<P>,
+    node_monitor_period: Duration,
+    events: NodeEventRecorder,
+}
+
+impl<P: Provider> NodeLifecycleController<P> {
+    /// A controller over `client` running every `node_monitor_period`.
+    pub fn new(
+        client: Client,
+        provider: Arc<P>,
+        node_monitor_period: Duration,
+    ) -> Result<Self, NodeLifecycleError> {
+        if provider.instances_v2().is_none() {
+            return Err(NodeLifecycleError::InstancesNotSupported);
+        }
+        Ok(Self {
+            nodes: Api::all(client.clone()),
+            provider,
+            node_monitor_period,
+            events: NodeEventRecorder::new(client, CLOUD_NODE_LIFECYCLE),
+        })
+    }
+
+    /// Runs a pass every period until the future is dropped; a failed pass is logged and retried.
+    pub async fn run(self) {
+        let mut ticker = tokio::time::interval(self.node_monitor_period);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            if let Err(error) = self.pass().await {
+                tracing::warn!(%error, "node lifecycle pass failed");
+            }
+        }
+    }
+
+    /// One pass over every Node.
+    pub async fn pass(&self) -> Result<(), NodeLifecycleError> {
+        for node in self.nodes.list(&ListParams::default()).await? {
+            let decision = self.decide(&node).await;
+            self.apply(&node, &decision).await;
+        }
+        Ok(())
+    }
+
+    async fn decide(&self, node: &Node) -> Decision {
+        let state = NodeState::of(node);
+        let mut cloud = CloudState {
+            exists: Answer::NotAsked,
+            shutdown: Answer::NotAsked,
+        };
+        if let (true, Some(instances)) = (needs_cloud(&state), self.provider.instances_v2()) {
+            let exists = instances.instance_exists(node).await;
+            if let Err(error) = &exists {
+                tracing::warn!(node = %node.name_any(), %error, "instance existence unknown, node kept");
+            }
+            cloud.exists = Answer::from_result(&exists);
+            if cloud.exists == Answer::Yes {
+                let shutdown = instances.instance_shutdown(node).await;
+                if let Err(error) = &shutdown {
+                    tracing::warn!(node = %node.name_any(), %error, "shutdown state unknown");
+                }
+                cloud.shutdown = Answer::from_result(&shutdown);
+            }
+        }
+        decide(&state, &cloud)
+    }
+
+    async fn apply(&self, node: &Node, decision: &Decision) {
+        let name = node.name_any();
+        if decision.delete {
+            let message =
+                format!("Deleting node {name} because it does not exist in the cloud provider");
+            self.events
+                .record(node, EventType::Normal, "DeletingNode", &message)
+                .await;
+            if let Err(error) = self.nodes.delete(&name, &DeleteParams::default()).await {
+                let message = format!("Failed deleting node {name}: {error}");
+                self.events
+                    .record(node, EventType::Warning, "DeletingNodeFailed", &message)
+                    .await;
+            }
+            return;
+        }
+        if (!decision.add_taints.is_empty() || !decision.remove_taints.is_empty())
+            && let Err(error) = self.write_taints(&name, decision).await
+        {
+            tracing::warn!(node = %name, %error, "taints not updated");
+        }
+    }
+
+    /// Get-modify-Update of `spec.taints` with retry on conflict.
+    async fn write_taints(&self, name: &str, decision: &Decision) -> Result<(), kube::Error> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut fresh = self.nodes.get(name).await?;
+            let taints = fresh
+                .spec
+                .get_or_insert_default()
+                .taints
+                .get_or_insert_default();
+            let before = taints.len();
+            taints.retain(|t| !decision.remove_taints.contains(&t.key.as_str()));
+            let mut changed = taints.len() != before;
+            for key in &decision.add_taints {
+                if !taints.iter().any(|t| t.key == *key) {
+                    taints.push(taint_for(key));
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Ok(());
+            }
+            match self
+                .nodes
+                .replace(name, &PostParams::default(), &fresh)
+                .await
+            {
+                Ok(_) => {
+                    tracing::info!(node = %name, add = ?decision.add_taints, remove = ?decision.remove_taints, "taints updated");
+                    return Ok(());
+                }
+                Err(kube::Error::Api(status))
+                    if status.is_conflict() && attempt < CONFLICT_ATTEMPTS => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
