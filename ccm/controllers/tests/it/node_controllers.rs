@@ -1,0 +1,261 @@
+//! The cloud-node and cloud-node-lifecycle controllers against the embedded API server (a real
+//! process) with an in-memory provider.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccm_cloud::InstanceMetadata;
+use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
+use ccm_controllers::node_lifecycle::NodeLifecycleController;
+use ccm_names::labels::{BETA_ZONE, INSTANCE_TYPE, TOPOLOGY_REGION, TOPOLOGY_ZONE};
+use ccm_names::taints::{OUT_OF_SERVICE, SHUTDOWN, UNINITIALIZED};
+use k8s_openapi::api::core::v1::{Event, Node, NodeAddress};
+use kube::Client;
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+use crate::kube_api::{KubeApi, wait_for};
+use crate::memory_cloud::{Instance, MemoryCloud};
+
+fn addr(type_: &str, address: &str) -> NodeAddress {
+    NodeAddress {
+        type_: type_.into(),
+        address: address.into(),
+    }
+}
+
+fn instance(name: &str, shutdown: bool) -> Instance {
+    Instance {
+        metadata: InstanceMetadata {
+            provider_id: format!("memory:///instances/{name}"),
+            instance_type: "Standard_D2s_v3".into(),
+            node_addresses: vec![addr("InternalIP", "10.240.0.4"), addr("Hostname", name)],
+            zone: "eastus-1".into(),
+            region: "eastus".into(),
+            additional_labels: BTreeMap::new(),
+        },
+        shutdown,
+    }
+}
+
+/// Creates a Node, tainted like a kubelet with `--cloud-provider=external` when `tainted`, and
+/// sets its Ready condition.
+async fn create_node(client: &Client, name: &str, tainted: bool, ready: bool) -> Node {
+    let nodes: Api<Node> = Api::all(client.clone());
+    let taints = if tainted {
+        json!([{"key": UNINITIALIZED, "value": "true", "effect": "NoSchedule"}])
+    } else {
+        json!([])
+    };
+    let node: Node = serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": {"taints": taints},
+    }))
+    .unwrap();
+    nodes.create(&PostParams::default(), &node).await.unwrap();
+    let status = if ready { "True" } else { "False" };
+    let patch = json!({"status": {"conditions": [{"type": "Ready", "status": status}]}});
+    nodes
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(patch))
+        .await
+        .unwrap()
+}
+
+fn taint_keys(node: &Node) -> Vec<String> {
+    node.spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .map(|t| t.iter().map(|t| t.key.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Events about `node` with this reason, as (type, message, source component).
+async fn events(client: &Client, node: &str, reason: &str) -> Vec<(String, String, String)> {
+    let api: Api<Event> = Api::namespaced(client.clone(), "default");
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(node))
+        .filter(|e| e.reason.as_deref() == Some(reason))
+        .map(|e| {
+            (
+                e.type_.unwrap_or_default(),
+                e.message.unwrap_or_default(),
+                e.source.and_then(|s| s.component).unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn spawn_node_controller(client: &Client, cloud: Arc<MemoryCloud>, metrics: NodeMetrics) {
+    let config = CloudNodeConfig {
+        init_retry: Duration::from_millis(500),
+        ..CloudNodeConfig::default()
+    };
+    let controller = CloudNodeController::new(client.clone(), cloud, config, metrics).unwrap();
+    tokio::spawn(controller.run());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tainted_node_is_initialised_and_synced_event_recorded() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    cloud.put("vm-0", instance("vm-0", false));
+    create_node(&api.client, "vm-0", true, true).await;
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = NodeMetrics::register(&mut registry);
+    spawn_node_controller(&api.client, cloud, metrics);
+
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let node = wait_for("vm-0 initialised", || async {
+        let node = nodes.get("vm-0").await.ok()?;
+        let addressed = node
+            .status
+            .as_ref()
+            .and_then(|s| s.addresses.as_ref())
+            .is_some_and(|a| !a.is_empty());
+        (!taint_keys(&node).contains(&UNINITIALIZED.to_owned()) && addressed).then_some(node)
+    })
+    .await;
+    let labels = node.metadata.labels.clone().unwrap();
+    assert_eq!(labels[INSTANCE_TYPE], "Standard_D2s_v3");
+    assert_eq!(labels[TOPOLOGY_ZONE], "eastus-1");
+    assert_eq!(labels[BETA_ZONE], "eastus-1");
+    assert_eq!(labels[TOPOLOGY_REGION], "eastus");
+    assert_eq!(
+        node.spec.as_ref().unwrap().provider_id.as_deref(),
+        Some("memory:///instances/vm-0")
+    );
+    assert_eq!(
+        node.status.unwrap().addresses.unwrap(),
+        vec![addr("InternalIP", "10.240.0.4"), addr("Hostname", "vm-0")]
+    );
+    let synced = wait_for("Synced event", || async {
+        let found = events(&api.client, "vm-0", "Synced").await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert_eq!(
+        synced[0],
+        (
+            "Normal".to_owned(),
+            "Node synced successfully".to_owned(),
+            "cloud-node-controller".to_owned()
+        )
+    );
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+    assert!(
+        text.contains("cloud_provider_taint_removal_delay_seconds_count 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("initial_node_sync_delay_seconds_count 1"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unresolvable_node_keeps_its_taint_with_a_warning() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "ghost", true, true).await;
+    spawn_node_controller(&api.client, cloud, NodeMetrics::default());
+
+    let warnings = wait_for("init failure warning", || async {
+        let found = events(&api.client, "ghost", "NodeInitializationFailed").await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert_eq!(warnings[0].0, "Warning");
+    assert_eq!(
+        warnings[0].1,
+        "failed to initialize node ghost: instance not found"
+    );
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let node = nodes.get("ghost").await.unwrap();
+    assert_eq!(taint_keys(&node), vec![UNINITIALIZED.to_owned()]);
+    assert!(node.spec.unwrap().provider_id.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_deletes_only_notready_nodes_whose_instance_is_gone() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "gone-notready", false, false).await;
+    create_node(&api.client, "gone-ready", false, true).await;
+    create_node(&api.client, "erroring-notready", false, false).await;
+    cloud.fail("erroring-notready");
+    create_node(&api.client, "alive-notready", false, false).await;
+    cloud.put("alive-notready", instance("alive-notready", false));
+
+    let controller =
+        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5)).unwrap();
+    controller.pass().await.unwrap();
+
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let mut left: Vec<String> = nodes
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.metadata.deletion_timestamp.is_none())
+        .filter_map(|n| n.metadata.name)
+        .collect();
+    left.sort();
+    assert_eq!(left, ["alive-notready", "erroring-notready", "gone-ready"]);
+    assert_eq!(
+        events(&api.client, "gone-notready", "DeletingNode").await,
+        vec![(
+            "Normal".to_owned(),
+            "Deleting node gone-notready because it does not exist in the cloud provider"
+                .to_owned(),
+            "cloud-node-lifecycle-controller".to_owned()
+        )]
+    );
+    assert!(
+        events(&api.client, "gone-ready", "DeletingNode")
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_and_out_of_service_taints_follow_power_state_and_readiness() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "stopped", false, false).await;
+    cloud.put("stopped", instance("stopped", true));
+    let controller =
+        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5)).unwrap();
+    let nodes: Api<Node> = Api::all(api.client.clone());
+
+    controller.pass().await.unwrap();
+    let node = nodes.get("stopped").await.unwrap();
+    assert_eq!(
+        taint_keys(&node),
+        vec![SHUTDOWN.to_owned(), OUT_OF_SERVICE.to_owned()]
+    );
+    let effects: Vec<String> = node
+        .spec
+        .unwrap()
+        .taints
+        .unwrap()
+        .into_iter()
+        .map(|t| t.effect)
+        .collect();
+    assert_eq!(effects, ["NoSchedule", "NoExecute"]);
+
+    let ready = json!({"status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+    nodes
+        .patch_status("stopped", &PatchParams::default(), &Patch::Merge(ready))
+        .await
+        .unwrap();
+    controller.pass().await.unwrap();
+    let node = nodes.get("stopped").await.unwrap();
+    assert!(taint_keys(&node).is_empty(), "{:?}", taint_keys(&node));
+}
