@@ -1,7 +1,8 @@
 //! The cloud-node controller's effects: watch Nodes, fetch instance metadata, write the update
 //! computed by [`super::update`], record Events and observe the metrics.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ccm_cloud::{InstanceMetadata, InstancesV2, Provider};
@@ -67,6 +68,8 @@ pub struct CloudNodeController<P: Provider> {
     config: CloudNodeConfig,
     metrics: NodeMetrics,
     events: NodeEventRecorder,
+    /// Last init failure message per node, so a retry failing the same way records no new Event.
+    last_failure: Mutex<HashMap<String, String>>,
 }
 
 impl<P: Provider> CloudNodeController<P> {
@@ -86,6 +89,7 @@ impl<P: Provider> CloudNodeController<P> {
             config,
             metrics,
             events: NodeEventRecorder::new(client, CLOUD_NODE),
+            last_failure: Mutex::new(HashMap::new()),
         })
     }
 
@@ -165,6 +169,9 @@ impl<P: Provider> CloudNodeController<P> {
             Ok(None) => return Ok(Action::requeue(self.config.node_status_update_frequency)),
             Err(error) => return self.refuse(node, &error.to_string()).await,
         };
+        if let Ok(mut last) = self.last_failure.lock() {
+            last.remove(&name);
+        }
         self.observe(&self.metrics.taint_removal_delay, node);
         if let Ok(Some(addresses)) = update::initialisation(&fresh, &meta).map(|u| u.addresses) {
             self.patch_addresses(&fresh, &addresses).await?;
@@ -186,9 +193,16 @@ impl<P: Provider> CloudNodeController<P> {
         let name = node.name_any();
         tracing::warn!(node = %name, reason, "node not initialised, taint kept");
         let message = format!("failed to initialize node {name}: {reason}");
-        self.events
-            .record(node, EventType::Warning, INIT_FAILED_REASON, &message)
-            .await;
+        let repeated = self
+            .last_failure
+            .lock()
+            .map(|mut last| last.insert(name, message.clone()).as_ref() == Some(&message))
+            .unwrap_or(false);
+        if !repeated {
+            self.events
+                .record(node, EventType::Warning, INIT_FAILED_REASON, &message)
+                .await;
+        }
         Ok(Action::requeue(self.config.init_retry))
     }
 

@@ -32,6 +32,7 @@ pub struct Instance {
 pub struct MemoryCloud {
     instances: Mutex<HashMap<String, Instance>>,
     failing: Mutex<HashSet<String>>,
+    metadata_calls: Mutex<HashMap<String, usize>>,
 }
 
 impl MemoryCloud {
@@ -46,6 +47,16 @@ impl MemoryCloud {
     /// Makes every call about `node` fail with a retryable error.
     pub fn fail(&self, node: &str) {
         self.failing.lock().unwrap().insert(node.to_owned());
+    }
+
+    /// How many times `instance_metadata` was asked about `node`.
+    pub fn metadata_calls(&self, node: &str) -> usize {
+        self.metadata_calls
+            .lock()
+            .unwrap()
+            .get(node)
+            .copied()
+            .unwrap_or(0)
     }
 
     fn lookup(&self, node: &Node) -> Result<Option<Instance>> {
@@ -75,6 +86,12 @@ impl InstancesV2 for MemoryCloud {
     }
 
     async fn instance_metadata(&self, node: &Node) -> Result<InstanceMetadata> {
+        *self
+            .metadata_calls
+            .lock()
+            .unwrap()
+            .entry(node.name_any())
+            .or_default() += 1;
         Ok(self
             .lookup(node)?
             .ok_or(CloudError::InstanceNotFound)?

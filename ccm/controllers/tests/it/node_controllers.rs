@@ -93,7 +93,8 @@ async fn events(client: &Client, node: &str, reason: &str) -> Vec<(String, Strin
 
 fn spawn_node_controller(client: &Client, cloud: Arc<MemoryCloud>, metrics: NodeMetrics) {
     let config = CloudNodeConfig {
-        init_retry: Duration::from_millis(500),
+        init_retry: Duration::from_millis(200),
+        node_status_update_frequency: Duration::from_millis(200),
         ..CloudNodeConfig::default()
     };
     let controller = CloudNodeController::new(client.clone(), cloud, config, metrics).unwrap();
@@ -164,7 +165,7 @@ async fn unresolvable_node_keeps_its_taint_with_a_warning() {
     let api = KubeApi::start().await;
     let cloud = Arc::new(MemoryCloud::default());
     create_node(&api.client, "ghost", true, true).await;
-    spawn_node_controller(&api.client, cloud, NodeMetrics::default());
+    spawn_node_controller(&api.client, cloud.clone(), NodeMetrics::default());
 
     let warnings = wait_for("init failure warning", || async {
         let found = events(&api.client, "ghost", "NodeInitializationFailed").await;
@@ -180,6 +181,56 @@ async fn unresolvable_node_keeps_its_taint_with_a_warning() {
     let node = nodes.get("ghost").await.unwrap();
     assert_eq!(taint_keys(&node), vec![UNINITIALIZED.to_owned()]);
     assert!(node.spec.unwrap().provider_id.is_none());
+
+    // Retries failing the same way record no new Event; once the instance appears, a retry
+    // initialises the node.
+    wait_for("two more failed retries", || async {
+        (cloud.metadata_calls("ghost") >= 3).then_some(())
+    })
+    .await;
+    cloud.put("ghost", instance("ghost", false));
+    wait_for("ghost initialised after its instance appeared", || async {
+        let node = nodes.get("ghost").await.ok()?;
+        taint_keys(&node).is_empty().then_some(())
+    })
+    .await;
+    assert_eq!(
+        events(&api.client, "ghost", "NodeInitializationFailed")
+            .await
+            .len(),
+        1,
+        "the same failure is reported once"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn addresses_are_refreshed_when_the_cloud_changes_them() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    cloud.put("vm-1", instance("vm-1", false));
+    create_node(&api.client, "vm-1", true, true).await;
+    spawn_node_controller(&api.client, cloud.clone(), NodeMetrics::default());
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let addresses = |node: &Node| node.status.as_ref().and_then(|s| s.addresses.clone());
+    wait_for("vm-1 initialised", || async {
+        let node = nodes.get("vm-1").await.ok()?;
+        addresses(&node).filter(|a| !a.is_empty())
+    })
+    .await;
+
+    let mut moved = instance("vm-1", false);
+    moved.metadata.node_addresses = vec![
+        addr("InternalIP", "10.240.0.9"),
+        addr("ExternalIP", "20.0.0.9"),
+        addr("Hostname", "vm-1"),
+    ];
+    cloud.put("vm-1", moved.clone());
+    let refreshed = wait_for("new addresses", || async {
+        let node = nodes.get("vm-1").await.ok()?;
+        addresses(&node).filter(|a| *a == moved.metadata.node_addresses)
+    })
+    .await;
+    assert_eq!(refreshed.len(), 3, "the list is replaced, not merged");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
