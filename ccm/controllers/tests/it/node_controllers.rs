@@ -92,10 +92,20 @@ async fn events(client: &Client, node: &str, reason: &str) -> Vec<(String, Strin
 }
 
 fn spawn_node_controller(client: &Client, cloud: Arc<MemoryCloud>, metrics: NodeMetrics) {
+    spawn_node_controller_for(client, cloud, metrics, None);
+}
+
+/// Starts a cloud-node controller with short periods; `node_name` restricts it to one Node.
+fn spawn_node_controller_for(
+    client: &Client,
+    cloud: Arc<MemoryCloud>,
+    metrics: NodeMetrics,
+    node_name: Option<&str>,
+) {
     let config = CloudNodeConfig {
         init_retry: Duration::from_millis(200),
         node_status_update_frequency: Duration::from_millis(200),
-        ..CloudNodeConfig::default()
+        node_name: node_name.map(str::to_owned),
     };
     let controller = CloudNodeController::new(client.clone(), cloud, config, metrics).unwrap();
     tokio::spawn(controller.run());
@@ -309,4 +319,28 @@ async fn shutdown_and_out_of_service_taints_follow_power_state_and_readiness() {
     controller.pass().await.unwrap();
     let node = nodes.get("stopped").await.unwrap();
     assert!(taint_keys(&node).is_empty(), "{:?}", taint_keys(&node));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_scoped_controller_only_touches_its_node() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    for name in ["mine", "other"] {
+        cloud.put(name, instance(name, false));
+        create_node(&api.client, name, true, true).await;
+    }
+    spawn_node_controller_for(&api.client, cloud.clone(), NodeMetrics::default(), Some("mine"));
+    // Initialisation plus two address refreshes of "mine": "other" came from the same watch and
+    // would have been synced meanwhile if it were watched.
+    wait_for("mine synced three times", || async {
+        (cloud.metadata_calls("mine") >= 3).then_some(())
+    })
+    .await;
+    assert_eq!(cloud.metadata_calls("other"), 0);
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    assert!(taint_keys(&nodes.get("mine").await.unwrap()).is_empty());
+    assert_eq!(
+        taint_keys(&nodes.get("other").await.unwrap()),
+        vec![UNINITIALIZED.to_owned()]
+    );
 }
