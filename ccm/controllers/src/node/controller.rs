@@ -16,14 +16,11 @@ use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
+use super::conflict::retry_on_conflict;
 use super::event::{EventType, NodeEventRecorder};
 use super::metrics::NodeMetrics;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
-
-/// Attempts of the get-modify-update cycle before a conflict is reported (client-go's
-/// `retry.DefaultRetry` has five steps).
-const CONFLICT_ATTEMPTS: usize = 5;
 
 /// Reason of the Warning Event recorded while a node cannot be initialised. **[infer]** upstream
 /// only logs and requeues; the Event is ours so the reason is visible on the Node.
@@ -220,9 +217,8 @@ impl<P: Provider> CloudNodeController<P> {
         name: &str,
         compute: impl Fn(&Node) -> Result<NodeUpdate, AddressError>,
     ) -> Result<Result<Option<Node>, AddressError>, CloudNodeError> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
+        let compute = &compute;
+        let written = retry_on_conflict(|| async move {
             let mut fresh = self.nodes.get(name).await?;
             let change = match compute(&fresh) {
                 Ok(change) => change,
@@ -232,17 +228,14 @@ impl<P: Provider> CloudNodeController<P> {
                 return Ok(Ok(None));
             }
             change.apply_to(&mut fresh);
-            match self
+            let written = self
                 .nodes
                 .replace(name, &PostParams::default(), &fresh)
-                .await
-            {
-                Ok(written) => return Ok(Ok(Some(written))),
-                Err(kube::Error::Api(status))
-                    if status.is_conflict() && attempt < CONFLICT_ATTEMPTS => {}
-                Err(error) => return Err(error.into()),
-            }
-        }
+                .await?;
+            Ok(Ok(Some(written)))
+        })
+        .await?;
+        Ok(written)
     }
 
     /// Replaces `status.addresses` with a strategic merge patch (`$patch: replace`), as

@@ -25,6 +25,7 @@
 //!   the annotation's docs (the kubelet's IP must be the node's address of that type).
 
 pub mod addresses;
+pub mod conflict;
 pub mod controller;
 pub mod event;
 pub mod labels;

@@ -11,10 +11,8 @@ use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::{Client, ResourceExt};
 
 use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
+use crate::node::conflict::retry_on_conflict;
 use crate::node::event::{EventType, NodeEventRecorder};
-
-/// Attempts of a get-modify-update of taints before a conflict is reported.
-const CONFLICT_ATTEMPTS: usize = 5;
 
 /// Why the controller cannot start or a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -122,9 +120,7 @@ impl<P: Provider> NodeLifecycleController<P> {
 
     /// Get-modify-Update of `spec.taints` with retry on conflict.
     async fn write_taints(&self, name: &str, decision: &Decision) -> Result<(), kube::Error> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
+        retry_on_conflict(|| async move {
             let mut fresh = self.nodes.get(name).await?;
             let taints = fresh
                 .spec
@@ -140,22 +136,14 @@ impl<P: Provider> NodeLifecycleController<P> {
                     changed = true;
                 }
             }
-            if !changed {
-                return Ok(());
+            if changed {
+                self.nodes
+                    .replace(name, &PostParams::default(), &fresh)
+                    .await?;
+                tracing::info!(node = %name, add = ?decision.add_taints, remove = ?decision.remove_taints, "taints updated");
             }
-            match self
-                .nodes
-                .replace(name, &PostParams::default(), &fresh)
-                .await
-            {
-                Ok(_) => {
-                    tracing::info!(node = %name, add = ?decision.add_taints, remove = ?decision.remove_taints, "taints updated");
-                    return Ok(());
-                }
-                Err(kube::Error::Api(status))
-                    if status.is_conflict() && attempt < CONFLICT_ATTEMPTS => {}
-                Err(error) => return Err(error),
-            }
-        }
+            Ok(())
+        })
+        .await
     }
 }
