@@ -329,7 +329,12 @@ async fn a_node_scoped_controller_only_touches_its_node() {
         cloud.put(name, instance(name, false));
         create_node(&api.client, name, true, true).await;
     }
-    spawn_node_controller_for(&api.client, cloud.clone(), NodeMetrics::default(), Some("mine"));
+    spawn_node_controller_for(
+        &api.client,
+        cloud.clone(),
+        NodeMetrics::default(),
+        Some("mine"),
+    );
     // Initialisation plus two address refreshes of "mine": "other" came from the same watch and
     // would have been synced meanwhile if it were watched.
     wait_for("mine synced three times", || async {
