@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ccm_cloud::{InstanceMetadata, InstancesV2, Provider};
 use ccm_names::controllers::CLOUD_NODE;
@@ -67,6 +67,9 @@ pub struct CloudNodeController<P: Provider> {
     events: NodeEventRecorder,
     /// Last init failure message per node, so a retry failing the same way records no new Event.
     last_failure: Mutex<HashMap<String, String>>,
+    /// When each node's addresses were last fetched, so watch events between two periodic
+    /// refreshes cost no cloud call (upstream refreshes from a timer, not from events).
+    refreshed: Mutex<HashMap<String, Instant>>,
 }
 
 impl<P: Provider> CloudNodeController<P> {
@@ -87,6 +90,7 @@ impl<P: Provider> CloudNodeController<P> {
             metrics,
             events: NodeEventRecorder::new(client, CLOUD_NODE),
             last_failure: Mutex::new(HashMap::new()),
+            refreshed: Mutex::new(HashMap::new()),
         })
     }
 
@@ -136,6 +140,9 @@ impl<P: Provider> CloudNodeController<P> {
                 tracing::warn!(node = %node.name_any(), %error, "labels not reconciled");
             }
         }
+        if let Some(wait) = self.refresh_not_due(&node.name_any()) {
+            return Ok(Action::requeue(wait));
+        }
         match self.metadata(node).await {
             Ok(meta) => match update::address_refresh(node, &meta) {
                 Ok(Some(addresses)) => self.patch_addresses(node, &addresses).await?,
@@ -149,6 +156,22 @@ impl<P: Provider> CloudNodeController<P> {
             }
         }
         Ok(Action::requeue(self.config.node_status_update_frequency))
+    }
+
+    /// Time left before the node's next address refresh, `None` when it is due (and then marks
+    /// it as refreshed now).
+    fn refresh_not_due(&self, name: &str) -> Option<Duration> {
+        let period = self.config.node_status_update_frequency;
+        let mut refreshed = self.refreshed.lock().ok()?;
+        let now = Instant::now();
+        if let Some(last) = refreshed.get(name) {
+            let elapsed = now.duration_since(*last);
+            if elapsed < period {
+                return Some(period - elapsed);
+            }
+        }
+        refreshed.insert(name.to_owned(), now);
+        None
     }
 
     async fn initialise(&self, node: &Node) -> Result<Action, CloudNodeError> {
@@ -168,6 +191,9 @@ impl<P: Provider> CloudNodeController<P> {
         };
         if let Ok(mut last) = self.last_failure.lock() {
             last.remove(&name);
+        }
+        if let Ok(mut refreshed) = self.refreshed.lock() {
+            refreshed.insert(name.clone(), Instant::now());
         }
         self.observe(&self.metrics.taint_removal_delay, node);
         if let Ok(Some(addresses)) = update::initialisation(&fresh, &meta).map(|u| u.addresses) {

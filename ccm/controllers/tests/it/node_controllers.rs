@@ -11,8 +11,8 @@ use ccm_controllers::node_lifecycle::NodeLifecycleController;
 use ccm_names::labels::{BETA_ZONE, INSTANCE_TYPE, TOPOLOGY_REGION, TOPOLOGY_ZONE};
 use ccm_names::taints::{OUT_OF_SERVICE, SHUTDOWN, UNINITIALIZED};
 use k8s_openapi::api::core::v1::{Event, Node, NodeAddress};
-use kube::Client;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use crate::kube_api::{KubeApi, wait_for};
@@ -102,9 +102,25 @@ fn spawn_node_controller_for(
     metrics: NodeMetrics,
     node_name: Option<&str>,
 ) {
+    spawn_with_refresh(
+        client,
+        cloud,
+        metrics,
+        node_name,
+        Duration::from_millis(200),
+    );
+}
+
+fn spawn_with_refresh(
+    client: &Client,
+    cloud: Arc<MemoryCloud>,
+    metrics: NodeMetrics,
+    node_name: Option<&str>,
+    node_status_update_frequency: Duration,
+) {
     let config = CloudNodeConfig {
         init_retry: Duration::from_millis(200),
-        node_status_update_frequency: Duration::from_millis(200),
+        node_status_update_frequency,
         node_name: node_name.map(str::to_owned),
     };
     let controller = CloudNodeController::new(client.clone(), cloud, config, metrics).unwrap();
@@ -347,5 +363,45 @@ async fn a_node_scoped_controller_only_touches_its_node() {
     assert_eq!(
         taint_keys(&nodes.get("other").await.unwrap()),
         vec![UNINITIALIZED.to_owned()]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_events_reconcile_labels_without_cloud_calls() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    cloud.put("vm-2", instance("vm-2", false));
+    create_node(&api.client, "vm-2", true, true).await;
+    let hour = Duration::from_secs(3600);
+    spawn_with_refresh(
+        &api.client,
+        cloud.clone(),
+        NodeMetrics::default(),
+        None,
+        hour,
+    );
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    wait_for("vm-2 initialised", || async {
+        let node = nodes.get("vm-2").await.ok()?;
+        taint_keys(&node).is_empty().then_some(())
+    })
+    .await;
+
+    for zone in ["2", "3"] {
+        let patch = json!({"metadata": {"labels": {BETA_ZONE: zone}}});
+        nodes
+            .patch("vm-2", &PatchParams::default(), &Patch::Merge(patch))
+            .await
+            .unwrap();
+        wait_for("GA zone label reconciled to the beta one", || async {
+            let node = nodes.get("vm-2").await.ok()?;
+            (node.labels().get(TOPOLOGY_ZONE).map(String::as_str) == Some(zone)).then_some(())
+        })
+        .await;
+    }
+    assert_eq!(
+        cloud.metadata_calls("vm-2"),
+        1,
+        "only the initialisation asked the cloud"
     );
 }
