@@ -19,7 +19,14 @@
 //!
 //! Inferred **[infer]**:
 //! - a node that cannot be initialised gets a Warning Event `NodeInitializationFailed` naming the
-//!   cause (upstream only logs and requeues);
+//!   cause (upstream only logs and requeues); a retry failing with the same message records none;
+//! - Events are core/v1 in namespace `default`, named `<node>.<hex unix nanoseconds>` like
+//!   client-go's recorder (recalled, not re-read); identical events are not aggregated into a
+//!   `count` as client-go's correlator does;
+//! - the annotation parser rejects `0.0.0.0`/`::` and more than two IPs (as recalled of
+//!   `ParseNodeIPAnnotation`);
+//! - addresses are fetched on the refresh timer only; watch events between two refreshes only
+//!   reconcile labels (upstream's `UpdateNodeStatus` runs from a timer too);
 //! - upstream's newest `address.go` revision orders addresses (provided IP first) instead of
 //!   dropping the other addresses of the same type; we follow the filtering revision described in
 //!   the annotation's docs (the kubelet's IP must be the node's address of that type).

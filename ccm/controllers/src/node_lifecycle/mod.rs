@@ -15,7 +15,8 @@
 //! - Azure: NotReady with the shutdown taint ⇒ `node.kubernetes.io/out-of-service:NoExecute`;
 //!   Ready ⇒ removed.
 //!
-//! Inferred **[infer]**: Azure applies the out-of-service rule from its node informer, on every
+//! Inferred **[infer]**: the shutdown and out-of-service taints carry no value (as recalled of
+//! upstream's `ShutdownTaint` and Azure's taint); Azure applies the out-of-service rule from its node informer, on every
 //! Node event; we apply it in the same periodic pass (at most one `--node-monitor-period` later,
 //! and in the same Update as the shutdown taint when both are added at once).
 
