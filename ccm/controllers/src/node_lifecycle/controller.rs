@@ -7,7 +7,7 @@ use std::time::Duration;
 use ccm_cloud::{InstancesV2, Provider};
 use ccm_names::controllers::CLOUD_NODE_LIFECYCLE;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, PostParams, Preconditions};
 use kube::{Client, ResourceExt};
 
 use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
@@ -103,7 +103,15 @@ impl<P: Provider> NodeLifecycleController<P> {
             self.events
                 .record(node, EventType::Normal, "DeletingNode", &message)
                 .await;
-            if let Err(error) = self.nodes.delete(&name, &DeleteParams::default()).await {
+            // Preconditions: a Node that changed since it was read (e.g. became Ready) is kept.
+            let params = DeleteParams {
+                preconditions: Some(Preconditions {
+                    resource_version: node.metadata.resource_version.clone(),
+                    uid: node.metadata.uid.clone(),
+                }),
+                ..DeleteParams::default()
+            };
+            if let Err(error) = self.nodes.delete(&name, &params).await {
                 let message = format!("Failed deleting node {name}: {error}");
                 self.events
                     .record(node, EventType::Warning, "DeletingNodeFailed", &message)

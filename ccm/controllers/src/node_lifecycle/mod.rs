@@ -15,6 +15,9 @@
 //! - Azure: NotReady with the shutdown taint ⇒ `node.kubernetes.io/out-of-service:NoExecute`;
 //!   Ready ⇒ removed.
 //!
+//! Ours, stricter than upstream: the DELETE carries `preconditions` (the listed resourceVersion
+//! and uid), so a Node that became Ready (or was recreated) after the cloud was asked is kept.
+//!
 //! Inferred **[infer]**: the shutdown and out-of-service taints carry no value (as recalled of
 //! upstream's `ShutdownTaint` and Azure's taint); Azure applies the out-of-service rule from its node informer, on every
 //! Node event; we apply it in the same periodic pass (at most one `--node-monitor-period` later,

@@ -2,7 +2,7 @@
 //! metadata and power state, plus node names whose every call fails.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ccm_cloud::{
     CloudError, InstanceMetadata, InstancesV2, LoadBalancer, Provider, Retry, Route, Routes, Zone,
@@ -33,7 +33,11 @@ pub struct MemoryCloud {
     instances: Mutex<HashMap<String, Instance>>,
     failing: Mutex<HashSet<String>>,
     metadata_calls: Mutex<HashMap<String, usize>>,
+    exists_hook: Mutex<Option<ExistsHook>>,
 }
+
+/// Runs inside `instance_exists` (with the node name) before it answers.
+pub type ExistsHook = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl MemoryCloud {
     /// Adds or replaces the instance backing `node`.
@@ -47,6 +51,11 @@ impl MemoryCloud {
     /// Makes every call about `node` fail with a retryable error.
     pub fn fail(&self, node: &str) {
         self.failing.lock().unwrap().insert(node.to_owned());
+    }
+
+    /// Sets the hook run inside every `instance_exists` call.
+    pub fn on_exists(&self, hook: ExistsHook) {
+        *self.exists_hook.lock().unwrap() = Some(hook);
     }
 
     /// How many times `instance_metadata` was asked about `node`.
@@ -75,6 +84,10 @@ impl InstancesV2 for MemoryCloud {
     type Error = MemoryError;
 
     async fn instance_exists(&self, node: &Node) -> Result<bool> {
+        let hook = self.exists_hook.lock().unwrap().clone();
+        if let Some(hook) = hook {
+            hook(&node.name_any());
+        }
         Ok(self.lookup(node)?.is_some())
     }
 

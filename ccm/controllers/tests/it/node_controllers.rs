@@ -405,3 +405,32 @@ async fn node_events_reconcile_labels_without_cloud_calls() {
         "only the initialisation asked the cloud"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_turns_ready_while_the_cloud_is_asked_is_kept() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "recovering", false, false).await;
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let hook_nodes = nodes.clone();
+    // The kubelet reports Ready between the controller's list and its DELETE.
+    cloud.on_exists(Arc::new(move |name: &str| {
+        let ready = json!({"status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+        let params = PatchParams::default();
+        let patch = Patch::Merge(ready);
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current()
+                .block_on(hook_nodes.patch_status(name, &params, &patch))
+        })
+        .unwrap();
+    }));
+    let controller =
+        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5)).unwrap();
+    controller.pass().await.unwrap();
+
+    let node = nodes.get("recovering").await.unwrap();
+    assert!(node.metadata.deletion_timestamp.is_none());
+    let failed = events(&api.client, "recovering", "DeletingNodeFailed").await;
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0, "Warning");
+}
