@@ -30,8 +30,12 @@ pub struct NodeLifecycleController<P: Provider> {
     nodes: Api<Node>,
     provider: Arc<P>,
     node_monitor_period: Duration,
+    page_size: u32,
     events: NodeEventRecorder,
 }
+
+/// Default list page size (client-go's pager uses 500).
+const PAGE_SIZE: u32 = 500;
 
 impl<P: Provider> NodeLifecycleController<P> {
     /// A controller over `client` running every `node_monitor_period`.
@@ -47,6 +51,7 @@ impl<P: Provider> NodeLifecycleController<P> {
             nodes: Api::all(client.clone()),
             provider,
             node_monitor_period,
+            page_size: PAGE_SIZE,
             events: NodeEventRecorder::new(client, CLOUD_NODE_LIFECYCLE),
         })
     }
@@ -63,13 +68,30 @@ impl<P: Provider> NodeLifecycleController<P> {
         }
     }
 
-    /// One pass over every Node.
+    /// Nodes read per list page, so a pass over thousands of Nodes never holds them all.
+    pub fn with_page_size(mut self, page_size: u32) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// One pass over every Node, page by page.
     pub async fn pass(&self) -> Result<(), NodeLifecycleError> {
-        for node in self.nodes.list(&ListParams::default()).await? {
-            let decision = self.decide(&node).await;
-            self.apply(&node, &decision).await;
+        let mut token: Option<String> = None;
+        loop {
+            let mut params = ListParams::default().limit(self.page_size);
+            if let Some(token) = &token {
+                params = params.continue_token(token);
+            }
+            let page = self.nodes.list(&params).await?;
+            token = page.metadata.continue_.clone().filter(|t| !t.is_empty());
+            for node in page {
+                let decision = self.decide(&node).await;
+                self.apply(&node, &decision).await;
+            }
+            if token.is_none() {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     async fn decide(&self, node: &Node) -> Decision {

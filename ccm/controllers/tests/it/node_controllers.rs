@@ -270,8 +270,11 @@ async fn lifecycle_deletes_only_notready_nodes_whose_instance_is_gone() {
     create_node(&api.client, "alive-notready", false, false).await;
     cloud.put("alive-notready", instance("alive-notready", false));
 
+    // Pages of one node: every page is handled, not only the first.
     let controller =
-        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5)).unwrap();
+        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5))
+            .unwrap()
+            .with_page_size(1);
     controller.pass().await.unwrap();
 
     let nodes: Api<Node> = Api::all(api.client.clone());
