@@ -9,3 +9,5 @@
 
 pub mod leader;
 pub mod migration;
+pub mod node;
+pub mod node_lifecycle;

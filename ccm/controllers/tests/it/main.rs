@@ -2,6 +2,9 @@
 
 mod api_server;
 mod election;
+mod kube_api;
+mod memory_cloud;
 mod migration;
+mod node_controllers;
 mod proxy;
 mod run_log;
