@@ -1,0 +1,464 @@
+//! Node metadata over ARM against the real `azure-fakes serve` process: for every node of each
+//! example topology the provider's metadata equals what the fake's ARM state says about the VM
+//! (`GET /admin/compute/nodes/{node}`); lifecycle answers follow deletions and power changes made
+//! through the fake's admin API; the journal counts the ARM calls (cold: per scale set and
+//! resource group, not per node; warm: none).
+
+use std::collections::BTreeMap;
+
+use ccm_azure::cloud::trust;
+use ccm_azure::config::{Config, Inputs, Origin, SourceText, load};
+use ccm_azure::credential::CredentialOptions;
+use ccm_azure::metrics::ArmMetrics;
+use ccm_azure::provider::{AzureProvider, ProviderOptions};
+use ccm_cloud::{InstancesV2, Provider, Zones};
+use k8s_openapi::api::core::v1::{Node, NodeAddress};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::fake_azure::FakeAzure;
+use crate::resource_models::{READER_CLIENT_ID, READER_SECRET, with_reader_app};
+
+/// A fake started on `topology` plus a reader app with a client secret.
+pub(crate) struct Cluster {
+    pub(crate) fake: FakeAzure,
+    pub(crate) resource_group: String,
+    pub(crate) location: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    pub(crate) fn start(topology: &str) -> Cluster {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = with_reader_app(topology, dir.path());
+        let text = std::fs::read_to_string(&path).expect("topology");
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(&format!("{key}: ")))
+                .unwrap_or_else(|| panic!("{key} in {topology}"))
+                .to_string()
+        };
+        let location = field("location");
+        let resource_group = text
+            .split("node:\n")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .and_then(|l| l.trim().strip_prefix("name: "))
+            .expect("node resource group")
+            .to_string();
+        Cluster {
+            fake: FakeAzure::start(&path, &[]),
+            resource_group,
+            location,
+            _dir: dir,
+        }
+    }
+
+    /// The azure.json upstream runs against the fake, through the real config pipeline.
+    pub(crate) fn config(&self, extra: &str) -> Config {
+        let fake = &self.fake;
+        let text = format!(
+            r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
+                 "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
+                 "aadClientId": "{READER_CLIENT_ID}", "aadClientSecret": "{READER_SECRET}",
+                 "resourceGroup": "{}", "location": "{}", "vmType": "vmss" {extra}}}"#,
+            fake.base, fake.tenant, fake.subscription, self.resource_group, self.location
+        );
+        let origin = Origin::File("/etc/kubernetes/azure.json".into());
+        load(&Inputs {
+            file: Some(SourceText {
+                origin: &origin,
+                text: &text,
+            }),
+            secret: None,
+            env: BTreeMap::new(),
+        })
+        .expect("azure.json loads")
+        .config
+    }
+
+    /// Credential options over a client trusting the fake's CA through `SSL_CERT_FILE`.
+    pub(crate) fn credential_options(&self) -> CredentialOptions {
+        let env = BTreeMap::from([(
+            trust::SSL_CERT_FILE.to_string(),
+            self.fake.ca_file.display().to_string(),
+        )]);
+        let http = trust::client_builder(&env)
+            .expect("trust roots")
+            .build()
+            .expect("client");
+        CredentialOptions::new(http)
+    }
+
+    /// A provider built by `AzureProvider::new` from azure.json.
+    pub(crate) async fn provider(&self) -> AzureProvider {
+        let mut registry = prometheus_client::registry::Registry::default();
+        AzureProvider::new(
+            &self.config(""),
+            ProviderOptions {
+                credentials: self.credential_options(),
+                metrics: ArmMetrics::register(&mut registry),
+            },
+        )
+        .await
+        .expect("provider")
+    }
+
+    /// Node names the fake holds now (one IMDS per node).
+    pub(crate) fn node_names(&self) -> Vec<String> {
+        self.fake.imds.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The fake's own description of a node from its ARM state.
+    async fn described(&self, node: &str) -> Value {
+        let (status, body) = self
+            .fake
+            .admin(Method::GET, &format!("/admin/compute/nodes/{node}"), None)
+            .await;
+        assert_eq!(status, 200, "{node}: {body}");
+        body
+    }
+
+    /// Forgets the journal so far.
+    pub(crate) async fn clear_journal(&self) {
+        let (status, body) = self
+            .fake
+            .admin(Method::DELETE, "/admin/journal", None)
+            .await;
+        assert!(status < 300, "{body}");
+    }
+
+    /// ARM requests in the journal since the last clear: (method, path) pairs.
+    pub(crate) async fn arm_calls(&self) -> Vec<(String, String)> {
+        let journal = self.fake.journal().await;
+        journal["entries"]
+            .as_array()
+            .expect("journal entries")
+            .iter()
+            .filter(|e| {
+                e["surface"]
+                    .as_str()
+                    .is_some_and(|s| s.eq_ignore_ascii_case("arm"))
+            })
+            .map(|e| {
+                (
+                    e["method"].as_str().unwrap_or_default().to_string(),
+                    e["path"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// A Node object named `name` with `labels`.
+pub(crate) fn node(name: &str, labels: &[(&str, &str)]) -> Node {
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn addr(kind: &str, ip: &str) -> NodeAddress {
+    NodeAddress {
+        type_: kind.to_string(),
+        address: ip.to_string(),
+    }
+}
+
+/// Number of scale sets in the topology text.
+fn scale_sets(cluster: &Cluster, nodes: &[Value]) -> usize {
+    let _ = cluster;
+    let mut sets: Vec<&str> = nodes
+        .iter()
+        .filter(|n| {
+            n["kind"]
+                .as_str()
+                .is_some_and(|k| k.to_ascii_lowercase().contains("uniform"))
+        })
+        .filter_map(|n| n["scaleSet"].as_str())
+        .collect();
+    sets.sort_unstable();
+    sets.dedup();
+    sets.len()
+}
+
+async fn every_node_matches_arm(topology: &str) {
+    let cluster = Cluster::start(topology);
+    let provider = cluster.provider().await;
+    let instances = provider.instances_v2().expect("instances");
+    let zones = provider.zones().expect("zones");
+    let names = cluster.node_names();
+    assert!(!names.is_empty());
+    let mut described = Vec::new();
+    for name in &names {
+        described.push(cluster.described(name).await);
+    }
+    cluster.clear_journal().await;
+    for (name, want) in names.iter().zip(&described) {
+        let meta = instances
+            .instance_metadata(&node(name, &[]))
+            .await
+            .unwrap_or_else(|e| panic!("{topology} {name}: {e:?}"));
+        let region = cluster.location.to_lowercase();
+        assert_eq!(
+            meta.provider_id,
+            want["providerId"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(meta.region, region, "{name}");
+        let zone = match want["zone"].as_u64() {
+            Some(z) => format!("{region}-{z}"),
+            None => want["faultDomain"].as_u64().unwrap().to_string(),
+        };
+        assert_eq!(meta.zone, zone, "{topology} {name}");
+        assert_eq!(
+            meta.instance_type,
+            want["vmSize"].as_str().unwrap(),
+            "{name}"
+        );
+        let mut expected: Vec<NodeAddress> = want["privateIps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|ip| addr("InternalIP", ip.as_str().unwrap()))
+            .collect();
+        expected.push(addr("Hostname", name));
+        if let Some(pip) = want["publicIp"].as_str() {
+            expected.push(addr("ExternalIP", pip));
+        }
+        assert_eq!(meta.node_addresses, expected, "{topology} {name}");
+        let powered_off = matches!(
+            want["powerState"].as_str(),
+            Some("stopped" | "deallocated" | "deallocating")
+        );
+        assert!(
+            instances.instance_exists(&node(name, &[])).await.unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            instances.instance_shutdown(&node(name, &[])).await.unwrap(),
+            powered_off,
+            "{topology} {name}"
+        );
+        let by_id = zones
+            .get_zone_by_provider_id(&meta.provider_id)
+            .await
+            .unwrap();
+        assert_eq!(
+            (by_id.failure_domain, by_id.region),
+            (zone.clone(), region.clone())
+        );
+    }
+    let cold = cluster.arm_calls().await;
+    let sets = scale_sets(&cluster, &described);
+    // Per resource group: VM list, scale-set list, NIC list, PIP list; per scale set: instance
+    // list and NIC list; plus the scale sets' PIP lists when instances have PIPs.
+    let bound = 2 * sets + 4 + sets;
+    assert!(
+        cold.len() <= bound,
+        "{topology}: {} cold ARM calls for {} nodes and {sets} scale sets (bound {bound}): {cold:#?}",
+        cold.len(),
+        names.len()
+    );
+    assert!(cold.iter().all(|(m, _)| m == "GET"), "{cold:?}");
+
+    cluster.clear_journal().await;
+    for name in &names {
+        instances.instance_metadata(&node(name, &[])).await.unwrap();
+        instances.instance_exists(&node(name, &[])).await.unwrap();
+        instances.instance_shutdown(&node(name, &[])).await.unwrap();
+    }
+    assert_eq!(
+        cluster.arm_calls().await,
+        vec![],
+        "{topology}: warm reads call ARM"
+    );
+}
+
+#[tokio::test]
+async fn small_every_node_matches_arm() {
+    every_node_matches_arm("small.yaml").await;
+}
+
+#[tokio::test]
+async fn zonal_vmss_every_node_matches_arm() {
+    every_node_matches_arm("zonal-vmss.yaml").await;
+}
+
+#[tokio::test]
+async fn mixed_every_node_matches_arm() {
+    every_node_matches_arm("mixed.yaml").await;
+}
+
+#[tokio::test]
+async fn region_zones_come_from_the_compute_provider_once() {
+    let cluster = Cluster::start("zonal-vmss.yaml");
+    let provider = cluster.provider().await;
+    let zones = provider.zones().unwrap();
+    cluster.clear_journal().await;
+    let first = zones.region_zones().await.unwrap();
+    let again = zones.region_zones().await.unwrap();
+    assert_eq!(first, again);
+    assert!(!first.is_empty(), "westeurope has zones");
+    let calls = cluster.arm_calls().await;
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(
+        calls[0].1.ends_with("/providers/Microsoft.Compute"),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn deleted_vm_is_gone_once_the_node_is_forgotten() {
+    for (topology, pick) in [("small.yaml", "agentpool"), ("zonal-vmss.yaml", "vmss")] {
+        let cluster = Cluster::start(topology);
+        let provider = cluster.provider().await;
+        let instances = provider.instances();
+        let name = cluster
+            .node_names()
+            .into_iter()
+            .find(|n| n.contains(pick))
+            .expect("a node");
+        let meta = instances
+            .instance_metadata(&node(&name, &[]))
+            .await
+            .unwrap();
+        let (status, body) = cluster
+            .fake
+            .admin(
+                Method::DELETE,
+                &format!("/admin/compute/nodes/{name}"),
+                None,
+            )
+            .await;
+        assert!(status < 300, "{body}");
+        // Within the TTL the cached list still holds the VM; the deletion handler forgets it.
+        let mut with_id = node(&name, &[]);
+        with_id.spec = Some(k8s_openapi::api::core::v1::NodeSpec {
+            provider_id: Some(meta.provider_id.clone()),
+            ..Default::default()
+        });
+        instances.forget_node(&with_id);
+        assert!(
+            !instances.instance_exists(&with_id).await.unwrap(),
+            "{topology} {name}"
+        );
+        assert!(!instances.instance_exists(&node(&name, &[])).await.unwrap());
+        let error = instances
+            .instance_metadata(&node(&name, &[]))
+            .await
+            .unwrap_err();
+        assert!(error.is_instance_not_found(), "{error:?}");
+        // A fresh provider (cold caches) agrees.
+        let cold = cluster.provider().await;
+        assert!(!cold.instances().instance_exists(&with_id).await.unwrap());
+    }
+}
+
+#[tokio::test]
+async fn deallocated_vmas_vm_and_scale_set_instance_are_shut_down() {
+    for (topology, pick) in [("small.yaml", "agentpool"), ("zonal-vmss.yaml", "vmss")] {
+        let cluster = Cluster::start(topology);
+        let name = cluster
+            .node_names()
+            .into_iter()
+            .find(|n| n.contains(pick))
+            .expect("a node");
+        let provider = cluster.provider().await;
+        assert!(
+            !provider
+                .instances()
+                .instance_shutdown(&node(&name, &[]))
+                .await
+                .unwrap()
+        );
+        let (status, body) = cluster
+            .fake
+            .admin(
+                Method::POST,
+                &format!("/admin/compute/nodes/{name}/power-state"),
+                Some(json!({ "state": "deallocated" })),
+            )
+            .await;
+        assert!(status < 300, "{body}");
+        let provider = cluster.provider().await;
+        let instances = provider.instances();
+        assert!(
+            instances
+                .instance_shutdown(&node(&name, &[]))
+                .await
+                .unwrap(),
+            "{topology} {name}"
+        );
+        assert!(
+            instances.instance_exists(&node(&name, &[])).await.unwrap(),
+            "shut down, not gone"
+        );
+    }
+}
+
+#[tokio::test]
+async fn unmanaged_nodes_cost_no_arm_call_and_exist() {
+    let cluster = Cluster::start("small.yaml");
+    let provider = cluster.provider().await;
+    let instances = provider.instances();
+    cluster.clear_journal().await;
+    let unmanaged = node("on-prem-1", &[("kubernetes.azure.com/managed", "false")]);
+    assert!(instances.instance_exists(&unmanaged).await.unwrap());
+    assert!(!instances.instance_shutdown(&unmanaged).await.unwrap());
+    let meta = instances.instance_metadata(&unmanaged).await.unwrap();
+    assert_eq!(meta.provider_id, "on-prem-1");
+    assert!(meta.node_addresses.is_empty());
+    assert_eq!(cluster.arm_calls().await, vec![]);
+    // A managed node ARM does not know is gone (not an error).
+    assert!(
+        !instances
+            .instance_exists(&node("no-such-vm", &[]))
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn cross_resource_group_nodes_resolve_in_their_labelled_group() {
+    // mixed.yaml's second resource group (its VNet's) holds the extra VM.
+    let cluster = Cluster::start("mixed.yaml");
+    let (status, body) = cluster
+        .fake
+        .admin(
+            Method::POST,
+            "/admin/compute/vms",
+            Some(json!({ "name": "other-rg-vm", "resourceGroup": "Mixed-Network-RG" })),
+        )
+        .await;
+    assert!(status < 300, "{body}");
+    let provider = cluster.provider().await;
+    let instances = provider.instances();
+    let labelled = node(
+        "other-rg-vm",
+        &[("kubernetes.azure.com/resource-group", "Mixed-Network-RG")],
+    );
+    let meta = instances.instance_metadata(&labelled).await.unwrap();
+    assert!(
+        meta.provider_id.contains("/resourceGroups/mixed-network-rg/providers/Microsoft.Compute/virtualMachines/other-rg-vm"),
+        "{}",
+        meta.provider_id
+    );
+    assert!(
+        !instances
+            .instance_exists(&node("other-rg-vm", &[]))
+            .await
+            .unwrap(),
+        "not in the config's group"
+    );
+}
