@@ -462,3 +462,98 @@ async fn cross_resource_group_nodes_resolve_in_their_labelled_group() {
         "not in the config's group"
     );
 }
+
+#[tokio::test]
+async fn thousand_nodes_cost_calls_per_scale_set_not_per_node() {
+    let cluster = Cluster::start("1000-nodes.yaml");
+    let provider = cluster.provider().await;
+    let instances = provider.instances();
+    let names = cluster.node_names();
+    assert_eq!(names.len(), 1000);
+    cluster.clear_journal().await;
+    for name in &names {
+        let meta = instances.instance_metadata(&node(name, &[])).await.unwrap();
+        assert!(
+            meta.provider_id.contains("/virtualMachineScaleSets/"),
+            "{name}"
+        );
+    }
+    let cold = cluster.arm_calls().await;
+    // 4 scale sets: per set its instance list and NIC list; per group the VM and scale-set lists.
+    let mut lists: Vec<&str> = cold.iter().map(|(_, p)| p.as_str()).collect();
+    lists.sort_unstable();
+    lists.dedup();
+    assert_eq!(lists.len(), 2 * 4 + 2, "{lists:#?}");
+    // The fake pages lists by 100: the 100-instance set is one page, each 300-instance set three.
+    assert!(
+        cold.len() <= 2 + 2 * (1 + 3 * 3),
+        "{} cold calls: {cold:#?}",
+        cold.len()
+    );
+    cluster.clear_journal().await;
+    for name in &names {
+        instances.instance_metadata(&node(name, &[])).await.unwrap();
+    }
+    assert_eq!(cluster.arm_calls().await, vec![]);
+}
+
+#[tokio::test]
+async fn no_secret_or_token_in_the_logs_of_a_full_resolution() {
+    use ccm_azure::arm::{ArmClient, ArmClientOptions};
+    use ccm_azure::credential::Credentials;
+
+    let captured = crate::credentials::capture();
+    let cluster = Cluster::start("mixed.yaml");
+    let config = cluster.config("");
+    let options = cluster.credential_options();
+    let credentials = Credentials::from_config(&config.identity, &options)
+        .await
+        .expect("credentials");
+    let arm_options = ArmClientOptions::from_config(
+        &config,
+        credentials.cloud.resource_manager.clone(),
+        credentials.arm_scope(),
+    )
+    .expect("ARM options");
+    let mut registry = prometheus_client::registry::Registry::default();
+    let arm = ArmClient::new(
+        arm_options,
+        credentials.credential.clone(),
+        options.http.clone(),
+        ArmMetrics::register(&mut registry),
+    );
+    let provider = AzureProvider::with_arm(&config, arm);
+    let instances = provider.instances();
+    let mut shown = String::new();
+    for name in cluster
+        .node_names()
+        .iter()
+        .map(String::as_str)
+        .chain(["missing-node"])
+    {
+        let n = node(name, &[]);
+        shown.push_str(&format!("{:?}\n", instances.instance_metadata(&n).await));
+        shown.push_str(&format!("{:?}\n", instances.instance_exists(&n).await));
+        shown.push_str(&format!("{:?}\n", instances.instance_shutdown(&n).await));
+    }
+    shown.push_str(&format!(
+        "{:?}\n",
+        provider.zones().unwrap().region_zones().await
+    ));
+    shown.push_str(&format!("{provider:?}\n{config:?}\n"));
+    let token = credentials
+        .credential
+        .get_token(&[&credentials.arm_scope()], None)
+        .await
+        .expect("token");
+    let token = token.token.secret().to_string();
+    let logs = String::from_utf8(captured.0.lock().expect("buffer").clone()).expect("UTF-8");
+    assert!(
+        logs.contains("building Azure credential"),
+        "the capture works"
+    );
+    let all = format!("{logs}\n{shown}");
+    for secret in [READER_SECRET, token.as_str()] {
+        assert!(!all.contains(secret), "'{secret}' leaked:\n{all}");
+    }
+}
