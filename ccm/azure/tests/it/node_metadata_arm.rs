@@ -403,3 +403,33 @@ async fn no_secret_or_token_in_the_logs_of_a_full_resolution() {
         assert!(!all.contains(secret), "'{secret}' leaked:\n{all}");
     }
 }
+
+#[tokio::test]
+async fn cold_calls_of_a_zonal_scale_set_are_these_lists() {
+    let cluster = Cluster::start("zonal-vmss.yaml");
+    let provider = cluster.provider().await;
+    cluster.clear_journal().await;
+    for name in cluster.node_names() {
+        provider
+            .instances()
+            .instance_metadata(&node(&name, &[]))
+            .await
+            .unwrap();
+    }
+    let journal = cluster.fake.journal().await;
+    let calls: Vec<String> = journal["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| e["surface"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("arm")))
+        .map(|e| {
+            format!(
+                "{} {} api-version={}",
+                e["method"].as_str().unwrap_or_default(),
+                e["path"].as_str().unwrap_or_default(),
+                e["apiVersion"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    insta::assert_yaml_snapshot!(calls);
+}
