@@ -98,9 +98,14 @@ impl Cluster {
 
     /// A provider built by `AzureProvider::new` from azure.json.
     pub(crate) async fn provider(&self) -> AzureProvider {
+        self.provider_with("").await
+    }
+
+    /// A provider from azure.json with `extra` keys (`, "key": value`).
+    pub(crate) async fn provider_with(&self, extra: &str) -> AzureProvider {
         let mut registry = prometheus_client::registry::Registry::default();
         AzureProvider::new(
-            &self.config(""),
+            &self.config(extra),
             ProviderOptions {
                 credentials: self.credential_options(),
                 metrics: ArmMetrics::register(&mut registry),

@@ -421,7 +421,11 @@ async fn cold_calls_of_a_zonal_scale_set_are_these_lists() {
         .as_array()
         .expect("entries")
         .iter()
-        .filter(|e| e["surface"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("arm")))
+        .filter(|e| {
+            e["surface"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("arm"))
+        })
         .map(|e| {
             format!(
                 "{} {} api-version={}",
@@ -432,4 +436,28 @@ async fn cold_calls_of_a_zonal_scale_set_are_these_lists() {
         })
         .collect();
     insta::assert_yaml_snapshot!(calls);
+}
+
+#[tokio::test]
+async fn a_young_node_exists_within_the_grace_period() {
+    let cluster = Cluster::start("small.yaml");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mut young = node("no-such-vm", &[]);
+    young.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        k8s_openapi::jiff::Timestamp::from_second(now as i64).unwrap(),
+    ));
+    let strict = cluster.provider().await;
+    assert!(!strict.instances().instance_exists(&young).await.unwrap());
+    let lenient = cluster
+        .provider_with(r#", "nodeInstanceNotFoundGracePeriodInSeconds": 3600"#)
+        .await;
+    assert!(lenient.instances().instance_exists(&young).await.unwrap());
+    let mut old = young.clone();
+    old.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        k8s_openapi::jiff::Timestamp::from_second(now as i64 - 7200).unwrap(),
+    ));
+    assert!(!lenient.instances().instance_exists(&old).await.unwrap());
 }
