@@ -1,12 +1,16 @@
 //! Zones (`cloudprovider.Zones`) over ARM, and the region's zone list from the Compute provider
-//! metadata (`resourceTypes[virtualMachines].zoneMappings`), read again every 30 minutes like
-//! upstream's refresher (anchor-ccm.md §3.7).
+//! metadata (`resourceTypes[virtualMachines].zoneMappings`), refreshed every 30 minutes and
+//! disabled (empty) on Azure Stack, as upstream does (anchor-ccm.md §3.7).
+//!
+//! Deliberate: upstream refreshes the list from a background ticker; we re-read it lazily on the
+//! first request after 30 minutes (a cached read with that TTL), so an idle provider costs nothing.
 //!
 //! [infer] `get_zone` (the local machine) needs IMDS, which the CCM's ARM-only provider does not
 //! hold: it answers `NotImplemented`; the node-local path is [`crate::imds`].
 
 use ccm_cloud::{CloudError, Zone, Zones};
 
+use crate::arm::api_versions::CloudFlavor;
 use crate::arm::resource_id::ProviderId;
 use crate::cache::ReadMode;
 use crate::instances::{AzureInstances, InstanceError};
@@ -29,6 +33,9 @@ impl AzureZones {
 
     /// Zones of the cluster's region (`["1","2","3"]`, empty when the region has none).
     pub async fn region_zones(&self) -> Result<Vec<String>, InstanceError> {
+        if self.instances.reads().flavor() == CloudFlavor::AzureStack {
+            return Ok(Vec::new());
+        }
         let provider = self.instances.reads().compute_provider().await?;
         Ok(provider.vm_zones(&self.location))
     }

@@ -83,6 +83,11 @@ impl NodeReads {
         }
     }
 
+    /// Public or Azure Stack api-versions (zones are disabled on Azure Stack).
+    pub fn flavor(&self) -> CloudFlavor {
+        self.flavor
+    }
+
     /// The subscription the reads are in.
     pub fn subscription(&self) -> &str {
         &self.subscription
