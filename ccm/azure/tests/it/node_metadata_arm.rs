@@ -461,3 +461,18 @@ async fn a_young_node_exists_within_the_grace_period() {
     ));
     assert!(!lenient.instances().instance_exists(&old).await.unwrap());
 }
+
+#[tokio::test]
+async fn azure_stack_has_no_region_zones_and_asks_nothing() {
+    let cluster = Cluster::start("zonal-vmss.yaml");
+    // `config()` sets `disableAzureStackCloud: true`; a later duplicate key wins in the decoder.
+    let provider = cluster
+        .provider_with(r#", "disableAzureStackCloud": false"#)
+        .await;
+    cluster.clear_journal().await;
+    assert_eq!(
+        provider.zones().unwrap().region_zones().await.unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(cluster.arm_calls().await, vec![]);
+}
