@@ -2,7 +2,8 @@
 //! Entra ID. Built up over issue 10: so far azure.json ([`config`]), clouds and trust ([`cloud`]),
 //! credentials ([`credential`]), the ARM transport and resource models ([`arm`]), throttle gates and
 //! client rate limits ([`throttle`]), metrics ([`metrics`]), caches ([`cache`]) and the IMDS
-//! client ([`imds`]); node metadata over ARM and the provider traits' implementations come next.
+//! client ([`imds`]), node metadata over ARM ([`instances`]), zones ([`zones`]) and the provider
+//! assembly ([`provider`]).
 
 pub mod arm;
 pub mod cache;
@@ -10,5 +11,8 @@ pub mod cloud;
 pub mod config;
 pub mod credential;
 pub mod imds;
+pub mod instances;
 pub mod metrics;
+pub mod provider;
 pub mod throttle;
+pub mod zones;

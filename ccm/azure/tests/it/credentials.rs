@@ -452,7 +452,7 @@ async fn network_tenant_gets_its_own_credential_and_the_auxiliary_header() {
 
 /// A `MakeWriter` appending to a shared buffer.
 #[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Captured(pub(crate) Arc<Mutex<Vec<u8>>>);
 
 impl Write for Captured {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -473,7 +473,7 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
 
 /// The process-wide capture of every log line at TRACE from the first call on (a global
 /// subscriber: per-thread ones miss events whose callsites other test threads registered first).
-fn capture() -> Captured {
+pub(crate) fn capture() -> Captured {
     static CAPTURED: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
     CAPTURED
         .get_or_init(|| {

@@ -33,6 +33,8 @@ pub fn binary() -> &'static Path {
             return bin;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // The bench (target/release) needs a release build; tests a debug one.
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let status = Command::new(cargo)
             .args([
                 "build",
@@ -42,6 +44,7 @@ pub fn binary() -> &'static Path {
                 "--bin",
                 "azure-fakes",
             ])
+            .args(release.then_some("--release"))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("cargo build -p azure-fakes");

@@ -1,10 +1,12 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
 mod arm_transport;
+mod cluster;
 mod credentials;
 mod fake_azure;
 mod imds_node_metadata;
 mod models_write_back;
+mod node_metadata_arm;
 mod resource_models;
 
 mod fake_azure_starts {

@@ -22,7 +22,16 @@ pub(crate) const READER_SECRET: &str = "models-reader-secret";
 
 /// The example topology with one more app (client secret) the test reads ARM with.
 pub(crate) fn with_reader_app(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
-    let text = std::fs::read_to_string(example(name)).expect("topology");
+    with_reader_app_file(&example(name), dir)
+}
+
+/// [`with_reader_app`] for a topology file anywhere (the bench's own topologies).
+pub(crate) fn with_reader_app_file(
+    file: &std::path::Path,
+    dir: &std::path::Path,
+) -> std::path::PathBuf {
+    let name = file.file_name().expect("topology file name");
+    let text = std::fs::read_to_string(file).expect("topology");
     let app = format!(
         "  - name: models-reader\n    clientId: {READER_CLIENT_ID}\n    secret: {READER_SECRET}\n"
     );

@@ -1,0 +1,142 @@
+//! Node addresses on the ARM path: the primary NIC's primary ipconfig gives the InternalIP, the
+//! other family's first ipconfig a second InternalIP (dual-stack), then the Hostname, then the
+//! public addresses those ipconfigs reference.
+
+use k8s_openapi::api::core::v1::NodeAddress;
+
+use crate::arm::resource_id::ResourceId;
+use crate::arm::resources::network_interface::NicIpConfiguration;
+use crate::arm::resources::{NetworkInterface, PublicIpAddress};
+use crate::cache::ReadMode;
+
+use super::error::InstanceError;
+use super::machine::{Machine, Placement};
+use super::reads::NodeReads;
+
+fn address(kind: &str, value: &str) -> NodeAddress {
+    NodeAddress {
+        type_: kind.to_string(),
+        address: value.to_string(),
+    }
+}
+
+fn same_id(a: Option<&str>, b: &str) -> bool {
+    a.is_some_and(|a| a.eq_ignore_ascii_case(b))
+}
+
+/// The NIC `machine` names as primary, from its resource group's or scale set's list.
+async fn primary_nic(
+    reads: &NodeReads,
+    machine: &Machine,
+    node: &str,
+    mode: ReadMode,
+) -> Result<NetworkInterface, InstanceError> {
+    let nics = match &machine.placement {
+        Placement::ScaleSet {
+            resource_group,
+            scale_set,
+        } => {
+            reads
+                .scale_set_nics(resource_group, scale_set, mode)
+                .await?
+        }
+        Placement::Vm => {
+            let id: ResourceId = machine.primary_nic.parse()?;
+            reads
+                .nics(id.resource_group().unwrap_or_default(), mode)
+                .await?
+        }
+    };
+    nics.iter()
+        .find(|n| same_id(n.id.as_deref(), &machine.primary_nic))
+        .cloned()
+        .ok_or_else(|| InstanceError::NicNotFound {
+            node: node.to_string(),
+            id: machine.primary_nic.clone(),
+        })
+}
+
+async fn public_address(
+    reads: &NodeReads,
+    machine: &Machine,
+    config: &NicIpConfiguration,
+    mode: ReadMode,
+) -> Result<Option<String>, InstanceError> {
+    let Some(pip_id) = config
+        .properties
+        .as_ref()
+        .and_then(|p| p.public_ip_address.as_ref())
+        .and_then(|r| r.id.as_deref())
+    else {
+        return Ok(None);
+    };
+    let pips: std::sync::Arc<Vec<PublicIpAddress>> = match &machine.placement {
+        Placement::ScaleSet {
+            resource_group,
+            scale_set,
+        } => {
+            reads
+                .scale_set_public_ips(resource_group, scale_set, mode)
+                .await?
+        }
+        Placement::Vm => {
+            let id: ResourceId = pip_id.parse()?;
+            reads
+                .public_ips(id.resource_group().unwrap_or_default(), mode)
+                .await?
+        }
+    };
+    Ok(pips
+        .iter()
+        .find(|p| same_id(p.id.as_deref(), pip_id))
+        .and_then(|p| p.properties.as_ref()?.ip_address.clone())
+        .filter(|ip| !ip.is_empty()))
+}
+
+fn private_ip(config: &NicIpConfiguration) -> Option<&str> {
+    config
+        .properties
+        .as_ref()?
+        .private_ip_address
+        .as_deref()
+        .filter(|ip| !ip.is_empty())
+}
+
+fn is_v6(config: &NicIpConfiguration) -> bool {
+    crate::arm::resources::envelope::is_ipv6_version(
+        config
+            .properties
+            .as_ref()
+            .and_then(|p| p.private_ip_address_version.as_deref()),
+    )
+}
+
+/// The node's addresses: InternalIP (primary ipconfig), InternalIP of the other family if the
+/// NIC has one, Hostname, then ExternalIP of each of those ipconfigs that references a PIP.
+pub async fn node_addresses(
+    reads: &NodeReads,
+    machine: &Machine,
+    node: &str,
+    mode: ReadMode,
+) -> Result<Vec<NodeAddress>, InstanceError> {
+    let nic = primary_nic(reads, machine, node, mode).await?;
+    let primary = nic.primary_ip_configuration()?;
+    let internal = private_ip(primary).ok_or_else(|| InstanceError::NoAddress {
+        node: node.to_string(),
+    })?;
+    let other = nic
+        .ip_configuration_of_family(!is_v6(primary))
+        .ok()
+        .filter(|c| private_ip(c).is_some());
+    let mut out = vec![address("InternalIP", internal)];
+    if let Some(ip) = other.and_then(private_ip) {
+        out.push(address("InternalIP", ip));
+    }
+    out.push(address("Hostname", node));
+    for config in std::iter::once(primary).chain(other) {
+        if let Some(ip) = public_address(reads, machine, config, mode).await? {
+            out.push(address("ExternalIP", &ip));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,141 @@
+//! [`AzureProvider`]: azure.json → cloud endpoints + credential + ARM client + caches, exposed
+//! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]) and zones
+//! ([`crate::zones`]); load balancers and routes are not offered yet (`None`).
+
+mod unsupported;
+
+use std::sync::Arc;
+
+use ccm_cloud::Provider;
+
+use crate::arm::api_versions::CloudFlavor;
+use crate::arm::{ArmClient, ArmClientOptions, ArmError};
+use crate::cloud::CloudError as CloudSetupError;
+use crate::config::{Cloud, Config};
+use crate::credential::{CredentialError, CredentialOptions, Credentials};
+use crate::instances::{AzureInstances, InstanceError, NodeReads};
+use crate::metrics::ArmMetrics;
+use crate::zones::AzureZones;
+
+pub use unsupported::Unsupported;
+
+/// What the binaries decide besides azure.json.
+#[derive(Clone)]
+pub struct ProviderOptions {
+    /// Credential options (HTTPS client with the trust roots, IMDS override).
+    pub credentials: CredentialOptions,
+    /// Metrics the ARM client feeds (registered by the binary).
+    pub metrics: ArmMetrics,
+}
+
+impl std::fmt::Debug for ProviderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderOptions")
+            .field("credentials", &self.credentials)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the provider could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// Cloud endpoints or credential.
+    #[error(transparent)]
+    Credential(#[from] CredentialError),
+    /// The ARM client options.
+    #[error(transparent)]
+    Arm(#[from] ArmError),
+    /// Cloud endpoint resolution.
+    #[error(transparent)]
+    Cloud(#[from] CloudSetupError),
+}
+
+/// The Azure provider of the CCM.
+#[derive(Debug, Clone)]
+pub struct AzureProvider {
+    instances: AzureInstances,
+    zones: AzureZones,
+}
+
+impl AzureProvider {
+    /// Resolves the cloud, builds the credential and ARM client from `config`, and the caches.
+    pub async fn new(
+        config: &Config,
+        options: ProviderOptions,
+    ) -> Result<AzureProvider, BuildError> {
+        let credentials = Credentials::from_config(&config.identity, &options.credentials).await?;
+        let mut arm_options = ArmClientOptions::from_config(
+            config,
+            credentials.cloud.resource_manager.clone(),
+            credentials.arm_scope(),
+        )?;
+        if let Some(network) = &credentials.network {
+            arm_options.auxiliary.push(Arc::clone(&network.auxiliary));
+        }
+        let arm = ArmClient::new(
+            arm_options,
+            Arc::clone(&credentials.credential),
+            options.credentials.http.clone(),
+            options.metrics,
+        );
+        Ok(AzureProvider::with_arm(config, arm))
+    }
+
+    /// The provider over an already built ARM client (tests and benches tune its retries).
+    pub fn with_arm(config: &Config, arm: ArmClient) -> AzureProvider {
+        let identity = &config.identity;
+        let flavor = if identity.cloud == Cloud::Stack && !identity.disable_azure_stack_cloud {
+            CloudFlavor::AzureStack
+        } else {
+            CloudFlavor::Public
+        };
+        let reads = Arc::new(NodeReads::new(
+            arm,
+            &identity.subscription_id,
+            flavor,
+            &config.cache,
+        ));
+        let cluster = &config.cluster;
+        let instances = AzureInstances::new(
+            reads,
+            &cluster.resource_group,
+            cluster.vm_type,
+            cluster.node_instance_not_found_grace_period,
+        );
+        let zones = AzureZones::new(instances.clone(), &cluster.location);
+        AzureProvider { instances, zones }
+    }
+
+    /// Node metadata (also reachable through [`Provider::instances_v2`]).
+    pub fn instances(&self) -> &AzureInstances {
+        &self.instances
+    }
+}
+
+impl Provider for AzureProvider {
+    type Error = InstanceError;
+    type Instances = AzureInstances;
+    type Zones = AzureZones;
+    type LoadBalancer = Unsupported;
+    type Routes = Unsupported;
+
+    fn provider_name(&self) -> &'static str {
+        "azure"
+    }
+
+    fn instances_v2(&self) -> Option<&AzureInstances> {
+        Some(&self.instances)
+    }
+
+    fn zones(&self) -> Option<&AzureZones> {
+        Some(&self.zones)
+    }
+
+    fn load_balancer(&self) -> Option<&Unsupported> {
+        None
+    }
+
+    fn routes(&self) -> Option<&Unsupported> {
+        None
+    }
+}
