@@ -2,7 +2,8 @@
 //! operations ([`lro`]), the typed error ([`error`]), `Retry-After` parsing ([`retry_after`]),
 //! the client kinds ([`client_kind`]) and the request pipeline ([`client`]); and what it carries:
 //! the resource models ([`resources`]), resource ids and providerIDs ([`resource_id`]) and the
-//! api-version table ([`api_versions`]).
+//! api-version table ([`api_versions`]); and the cached read-modify-write with `If-Match` and
+//! one retry after a 412 ([`cached_update`]).
 //!
 //! # Why reqwest directly and not an azure_core pipeline
 //! azure_core 1.1's retry policy retries 429 by default (`DEFAULT_RETRY_STATUS_CODES` in
@@ -38,6 +39,7 @@
 //! - Not done: `enableMinimumRetryAfter` (parsed by the config, not applied here).
 
 pub mod api_versions;
+pub mod cached_update;
 pub mod calls;
 pub mod client;
 pub mod client_kind;
@@ -51,6 +53,7 @@ pub mod retry_after;
 #[cfg(test)]
 mod tests;
 
+pub use cached_update::{Updated, update};
 pub use calls::Target;
 pub use client::{Answer, ArmClient};
 pub use client_kind::ClientKind;

@@ -559,3 +559,87 @@ async fn lro_polling_and_paging_are_bounded() {
         "{error}"
     );
 }
+
+/// The NSG of small.yaml through [`ccm_azure::arm::update`]: a stale cached ETag (the NSG was
+/// written behind the cache's back, or the fake answers one injected 412) invalidates the entry and
+/// the retry from a fresh read succeeds without losing the other writer's change; an edit that
+/// changes nothing sends no PUT.
+#[tokio::test]
+async fn a_412_invalidates_the_cache_and_the_retry_succeeds() {
+    use ccm_azure::arm::resources::NetworkSecurityGroup;
+    use ccm_azure::arm::{Updated, update};
+    use ccm_azure::cache::{CachePolicy, TtlCache};
+
+    let fake = FakeAzure::start(&example("small.yaml"), &["--lro-polls", "0"]);
+    let arm = arm(&fake, |_| {});
+    let path = rg_path(&fake, "Microsoft.Network/networkSecurityGroups/k8s-nsg");
+    let target = Target::new(ClientKind::SecurityGroup, &path, NETWORK);
+    let cache: TtlCache<String, NetworkSecurityGroup> =
+        TtlCache::new(CachePolicy::with_ttl(Duration::from_secs(600)));
+    let tag = |key: &'static str| {
+        move |nsg: &mut NetworkSecurityGroup| {
+            nsg.tags
+                .get_or_insert_with(Default::default)
+                .insert(key.to_string(), "yes".to_string());
+        }
+    };
+    let puts = |requests: &[Value]| {
+        requests
+            .iter()
+            .filter(|r| {
+                r["method"] == "PUT" && r["path"].as_str().unwrap_or("").contains("k8s-nsg")
+            })
+            .count()
+    };
+
+    let first = update(&arm.client, &cache, target, tag("ours"))
+        .await
+        .unwrap();
+    assert!(matches!(first, Updated::Written(_)));
+
+    // Another writer changes the NSG: the cached ETag is now stale.
+    let mut other: Value = arm.client.get(target).await.unwrap();
+    other["tags"]["theirs"] = json!("yes");
+    let _: Value = arm.client.put(target, &other, None).await.unwrap();
+
+    let before = puts(&arm_requests(&fake).await);
+    let second = update(&arm.client, &cache, target, tag("second"))
+        .await
+        .unwrap();
+    let tags = second.resource().tags.clone().unwrap_or_default();
+    assert!(
+        ["ours", "theirs", "second"]
+            .iter()
+            .all(|k| tags.contains_key(*k)),
+        "the retry starts from a fresh read and keeps the other writer's tag: {tags:?}"
+    );
+    assert_eq!(
+        puts(&arm_requests(&fake).await) - before,
+        2,
+        "one PUT refused with 412, one accepted"
+    );
+
+    // One injected 412 on a fresh cache entry: same recovery.
+    fault(
+        &fake,
+        json!({"method": "PUT", "path": "/subscriptions/*/resourceGroups/*/providers/Microsoft.Network/networkSecurityGroups/k8s-nsg",
+            "fault": {"kind": "preconditionFailed"}, "count": 1}),
+    )
+    .await;
+    let third = update(&arm.client, &cache, target, tag("third"))
+        .await
+        .unwrap();
+    assert!(matches!(third, Updated::Written(_)));
+
+    // Nothing to change: no PUT at all.
+    let before = puts(&arm_requests(&fake).await);
+    let same = update(&arm.client, &cache, target, tag("third"))
+        .await
+        .unwrap();
+    assert!(matches!(same, Updated::Unchanged(_)));
+    assert_eq!(
+        puts(&arm_requests(&fake).await),
+        before,
+        "an unchanged edit sends nothing"
+    );
+}
