@@ -15,9 +15,8 @@
 //! # Inferred or deliberately different
 //! - [infer] Histogram buckets 0.1 … 1200 s: the end points are upstream's, the steps between
 //!   them are ours.
-//! - Deliberate: prometheus-client's OpenMetrics encoder suffixes every counter with `_total`, so
-//!   the legacy counters are exposed as e.g. `cloudprovider_azure_api_request_errors_total`
-//!   (upstream's legacy registry exposes them without the suffix).
+//! - The legacy counters are [`UntypedCounter`]s: OpenMetrics would suffix a `counter` with
+//!   `_total`, and upstream's legacy registry serves them without it; untyped keeps the exact names.
 //! - [infer] The legacy `request` label is `<client>_<verb>` (e.g. `loadBalancer_get`), the OTel
 //!   `resource` attribute the client name and `method` the HTTP verb.
 //! - Ours, not upstream's: `cloudprovider_azure_arm_ratelimit_remaining` (gauge, labels `header`
@@ -25,6 +24,7 @@
 //!   operator sees ARM and Compute RP headroom before throttling starts.
 
 pub mod labels;
+mod untyped_counter;
 
 use std::time::Duration;
 
@@ -35,6 +35,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 pub use labels::{ArmErrorLabels, ArmLabels, LegacyLabels, RemainingLabels};
+pub use untyped_counter::UntypedCounter;
 
 /// Upstream's duration buckets (0.1 s to 20 min).
 const BUCKETS: [f64; 14] = [
@@ -53,15 +54,15 @@ pub struct ArmMetrics {
     /// `cloudprovider_azure_api_request_duration_seconds`.
     pub api_request_duration: Histograms<LegacyLabels>,
     /// `cloudprovider_azure_api_request_errors`.
-    pub api_request_errors: Family<LegacyLabels, Counter>,
+    pub api_request_errors: Family<LegacyLabels, UntypedCounter>,
     /// `cloudprovider_azure_api_request_throttled_count`: calls refused by ARM's or our gate.
-    pub api_request_throttled: Family<LegacyLabels, Counter>,
+    pub api_request_throttled: Family<LegacyLabels, UntypedCounter>,
     /// `cloudprovider_azure_api_request_ratelimited_count`: calls delayed or refused by our limiter.
-    pub api_request_ratelimited: Family<LegacyLabels, Counter>,
+    pub api_request_ratelimited: Family<LegacyLabels, UntypedCounter>,
     /// `cloudprovider_azure_op_duration_seconds`: provider operations (e.g. ensure load balancer).
     pub op_duration: Histograms<LegacyLabels>,
     /// `cloudprovider_azure_op_failure_count`.
-    pub op_failure: Family<LegacyLabels, Counter>,
+    pub op_failure: Family<LegacyLabels, UntypedCounter>,
     /// `arm_request_duration_seconds`.
     pub arm_request_duration: Histograms<ArmLabels>,
     /// `arm_request_errors_counter_total`.
