@@ -1,7 +1,11 @@
 //! Azure cloud provider: the package behind `cloud-controller-manager` and `cloud-node-manager`.
 //!
-//! The library halves live in their own crates (`ccm-names`, `ccm-cloud`, `ccm-azure`, see
-//! `ccm/README.md`); this package will hold the two binaries.
+//! The library halves live in their own crates (`ccm-names`, `ccm-cloud`, `ccm-azure`,
+//! `ccm-controllers`, see `ccm/README.md`); this package holds the binaries and the small pieces
+//! only they need.
+
+pub mod go_duration;
+pub mod imds_provider;
 
 /// The names tables, re-exported so `azure_ccm::names` keeps working for existing users.
 pub use ccm_names as names;

@@ -1,0 +1,126 @@
+//! Wiring: validate every input (before any write), build the IMDS provider and the kube client,
+//! run the cloud-node controller on this node only, and exit 0 on SIGTERM or SIGINT.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use azure_ccm::imds_provider::ImdsProvider;
+use ccm_azure::cloud::trust::SSL_CERT_FILE;
+use ccm_azure::imds::{ENDPOINT_ENV, ImdsClient, ImdsEndpoint};
+use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::flags::{Flags, LogFormat};
+
+/// Installs the tracing subscriber for `--log-format` and `-v`.
+pub fn init_logging(flags: &Flags) {
+    let level = match flags.verbosity {
+        0 | 1 => "info",
+        2..=4 => "debug",
+        _ => "trace",
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::new(level));
+    match flags.log_format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+/// The host name, lower-cased (upstream's `--node-name` default).
+fn host_name() -> anyhow::Result<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .context("--node-name not given and the host name cannot be read")?;
+    let name = name.trim().to_lowercase();
+    if name.is_empty() {
+        bail!("--node-name not given and the host name is empty");
+    }
+    Ok(name)
+}
+
+/// A kube client from `--kubeconfig` (or the in-cluster config) and `--master`.
+async fn kube_client(flags: &Flags) -> anyhow::Result<kube::Client> {
+    let mut config = match &flags.kubeconfig {
+        Some(path) => {
+            let file = kube::config::Kubeconfig::read_from(path)
+                .with_context(|| format!("--kubeconfig {}: cannot read", path.display()))?;
+            kube::Config::from_custom_kubeconfig(file, &Default::default())
+                .await
+                .with_context(|| format!("--kubeconfig {}: invalid", path.display()))?
+        }
+        None => kube::Config::infer()
+            .await
+            .context("no --kubeconfig and no in-cluster configuration")?,
+    };
+    if let Some(master) = &flags.master {
+        config.cluster_url = master
+            .parse()
+            .with_context(|| format!("--master {master:?} is not a URL"))?;
+    }
+    kube::Client::try_from(config).context("building the Kubernetes client")
+}
+
+/// The IMDS client for `--imds-endpoint` / `AZURE_IMDS_ENDPOINT`, trusting `SSL_CERT_FILE`.
+fn imds_client(flags: &Flags) -> anyhow::Result<ImdsClient> {
+    let env = std::env::var(ENDPOINT_ENV).ok();
+    let endpoint = ImdsEndpoint::resolve(flags.imds_endpoint.as_deref(), env.as_deref())
+        .with_context(|| format!("--imds-endpoint (or {ENDPOINT_ENV})"))?;
+    let mut builder = ImdsClient::builder().endpoint(endpoint);
+    if let Some(file) = std::env::var_os(SSL_CERT_FILE).filter(|f| !f.is_empty()) {
+        let path = Path::new(&file);
+        let pem = std::fs::read(path)
+            .with_context(|| format!("{SSL_CERT_FILE} {}: cannot read", path.display()))?;
+        builder = builder.ca_pem(pem);
+    }
+    builder
+        .build()
+        .with_context(|| format!("{SSL_CERT_FILE}: building the IMDS client"))
+}
+
+/// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or the controller stops (Err).
+pub async fn run(flags: Flags) -> anyhow::Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    if !flags.use_instance_metadata {
+        bail!("--use-instance-metadata=false (ARM mode with --cloud-config) is not supported yet");
+    }
+    if flags.secure_port != 0 {
+        bail!(
+            "--secure-port={}: serving /healthz is not supported yet; use 0",
+            flags.secure_port
+        );
+    }
+    let node_name = match &flags.node_name {
+        Some(name) if name.is_empty() => bail!("--node-name is empty"),
+        Some(name) => name.clone(),
+        None => host_name()?,
+    };
+    let imds = imds_client(&flags)?;
+    let client = kube_client(&flags).await?;
+    if flags.cloud_config.is_some() {
+        tracing::warn!("--cloud-config is ignored with --use-instance-metadata=true");
+    }
+
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = NodeMetrics::register(&mut registry);
+    let config = CloudNodeConfig {
+        node_status_update_frequency: flags.node_status_update_frequency,
+        node_name: Some(node_name.clone()),
+        ..CloudNodeConfig::default()
+    };
+    let provider = Arc::new(ImdsProvider::new(imds, node_name.clone()));
+    let controller = CloudNodeController::new(client, provider, config, metrics)
+        .context("starting the cloud-node controller")?;
+
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    tracing::info!(node = %node_name, "cloud-node-manager started (instance metadata mode)");
+    tokio::select! {
+        () = controller.run() => bail!("the cloud-node controller stopped"),
+        _ = term.recv() => tracing::info!("SIGTERM received, shutting down"),
+        _ = int.recv() => tracing::info!("SIGINT received, shutting down"),
+    }
+    Ok(())
+}

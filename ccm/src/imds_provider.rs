@@ -1,0 +1,197 @@
+//! The cloud-node-manager's provider: node metadata from the local VM's IMDS only, so a node
+//! initialises itself with no ARM credential and zero ARM calls (anchor-ccm.md 1.4).
+//!
+//! It answers only for its own node: asked about another Node it reports the instance as not
+//! found, since IMDS describes the local VM alone. Zones, load balancers and routes are not offered.
+//! **[infer]** `instance_exists` is `true` and `instance_shutdown` `false` for the local node (a
+//! process reading its own IMDS runs on a live VM); the lifecycle controller never runs in the CNM.
+
+use ccm_azure::cache::ReadMode;
+use ccm_azure::imds::{ImdsClient, ImdsError};
+use ccm_cloud::{
+    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, Provider, Retry, Route, Routes, Zone,
+    Zones,
+};
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use kube::ResourceExt;
+
+/// `ccm_cloud::Provider` over the local IMDS, scoped to one node name.
+#[derive(Debug)]
+pub struct ImdsProvider {
+    instances: ImdsInstances,
+}
+
+impl ImdsProvider {
+    /// A provider answering for `node_name` from `client`.
+    pub fn new(client: ImdsClient, node_name: impl Into<String>) -> Self {
+        Self {
+            instances: ImdsInstances {
+                client,
+                node_name: node_name.into(),
+            },
+        }
+    }
+}
+
+/// `InstancesV2` of the local node from IMDS.
+#[derive(Debug)]
+pub struct ImdsInstances {
+    client: ImdsClient,
+    node_name: String,
+}
+
+impl ImdsInstances {
+    fn is_local(&self, node: &Node) -> bool {
+        node.name_any() == self.node_name
+    }
+}
+
+/// Transport errors and retryable statuses are worth retrying; a malformed document is not.
+fn classify(error: ImdsError) -> CloudError<ImdsError> {
+    let retry = match &error {
+        ImdsError::Unreachable { .. } | ImdsError::Status { .. } => Retry::Backoff,
+        _ => Retry::Never,
+    };
+    CloudError::Provider {
+        retry,
+        source: error,
+    }
+}
+
+impl InstancesV2 for ImdsInstances {
+    type Error = ImdsError;
+
+    async fn instance_exists(&self, node: &Node) -> Result<bool, CloudError<ImdsError>> {
+        Ok(self.is_local(node))
+    }
+
+    async fn instance_shutdown(&self, node: &Node) -> Result<bool, CloudError<ImdsError>> {
+        if !self.is_local(node) {
+            return Err(CloudError::InstanceNotFound);
+        }
+        Ok(false)
+    }
+
+    async fn instance_metadata(
+        &self,
+        node: &Node,
+    ) -> Result<InstanceMetadata, CloudError<ImdsError>> {
+        if !self.is_local(node) {
+            return Err(CloudError::InstanceNotFound);
+        }
+        self.client
+            .local_node_metadata(&self.node_name, ReadMode::Default)
+            .await
+            .map_err(classify)
+    }
+}
+
+/// The interfaces an IMDS-only provider cannot offer; never handed out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotOffered;
+
+fn no<T>(operation: &'static str) -> Result<T, CloudError<ImdsError>> {
+    Err(CloudError::NotImplemented { operation })
+}
+
+impl Zones for NotOffered {
+    type Error = ImdsError;
+
+    async fn get_zone(&self) -> Result<Zone, CloudError<ImdsError>> {
+        no("Zones::get_zone")
+    }
+
+    async fn get_zone_by_provider_id(&self, _: &str) -> Result<Zone, CloudError<ImdsError>> {
+        no("Zones::get_zone_by_provider_id")
+    }
+
+    async fn get_zone_by_node_name(&self, _: &str) -> Result<Zone, CloudError<ImdsError>> {
+        no("Zones::get_zone_by_node_name")
+    }
+}
+
+impl LoadBalancer for NotOffered {
+    type Error = ImdsError;
+
+    async fn get_load_balancer(
+        &self,
+        _: &str,
+        _: &Service,
+    ) -> Result<(LoadBalancerStatus, bool), CloudError<ImdsError>> {
+        no("LoadBalancer::get_load_balancer")
+    }
+
+    fn get_load_balancer_name(&self, _: &str, _: &Service) -> String {
+        String::new()
+    }
+
+    async fn ensure_load_balancer(
+        &self,
+        _: &str,
+        _: &Service,
+        _: &[Node],
+    ) -> Result<LoadBalancerStatus, CloudError<ImdsError>> {
+        no("LoadBalancer::ensure_load_balancer")
+    }
+
+    async fn update_load_balancer(
+        &self,
+        _: &str,
+        _: &Service,
+        _: &[Node],
+    ) -> Result<(), CloudError<ImdsError>> {
+        no("LoadBalancer::update_load_balancer")
+    }
+
+    async fn ensure_load_balancer_deleted(
+        &self,
+        _: &str,
+        _: &Service,
+    ) -> Result<(), CloudError<ImdsError>> {
+        no("LoadBalancer::ensure_load_balancer_deleted")
+    }
+}
+
+impl Routes for NotOffered {
+    type Error = ImdsError;
+
+    async fn list_routes(&self, _: &str) -> Result<Vec<Route>, CloudError<ImdsError>> {
+        no("Routes::list_routes")
+    }
+
+    async fn create_route(&self, _: &str, _: &str, _: &Route) -> Result<(), CloudError<ImdsError>> {
+        no("Routes::create_route")
+    }
+
+    async fn delete_route(&self, _: &str, _: &Route) -> Result<(), CloudError<ImdsError>> {
+        no("Routes::delete_route")
+    }
+}
+
+impl Provider for ImdsProvider {
+    type Error = ImdsError;
+    type Instances = ImdsInstances;
+    type Zones = NotOffered;
+    type LoadBalancer = NotOffered;
+    type Routes = NotOffered;
+
+    fn provider_name(&self) -> &'static str {
+        "azure"
+    }
+
+    fn instances_v2(&self) -> Option<&ImdsInstances> {
+        Some(&self.instances)
+    }
+
+    fn zones(&self) -> Option<&NotOffered> {
+        None
+    }
+
+    fn load_balancer(&self) -> Option<&NotOffered> {
+        None
+    }
+
+    fn routes(&self) -> Option<&NotOffered> {
+        None
+    }
+}
