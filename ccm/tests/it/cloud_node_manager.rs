@@ -1,0 +1,275 @@
+//! `cloud-node-manager` as a process: initialises its own Node from the fake IMDS with zero ARM
+//! requests, exits 0 on SIGTERM, documents its flags and refuses bad input naming it.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
+use kube::Api;
+use kube::api::{ObjectMeta, PostParams};
+
+use crate::processes::{ApiServer, FakeAzure, cloud_node_manager, example};
+
+const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+
+fn tainted_node(name: &str) -> Node {
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            taints: Some(vec![Taint {
+                key: UNINITIALIZED.to_owned(),
+                value: Some("true".to_owned()),
+                effect: "NoSchedule".to_owned(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn is_initialised(node: &Node) -> bool {
+    let spec = node.spec.as_ref();
+    let untainted = spec
+        .and_then(|s| s.taints.as_ref())
+        .is_none_or(|t| t.iter().all(|t| t.key != UNINITIALIZED));
+    let addressed = node
+        .status
+        .as_ref()
+        .and_then(|s| s.addresses.as_ref())
+        .is_some_and(|a| !a.is_empty());
+    untainted && addressed && spec.and_then(|s| s.provider_id.as_ref()).is_some()
+}
+
+fn label<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
+    node.metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(key))
+        .map(String::as_str)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigterm() {
+    let fake = FakeAzure::start(&example("small.yaml"));
+    let api = ApiServer::start();
+    let (node_name, imds_url) = fake
+        .imds
+        .iter()
+        .find(|(name, _)| name.contains("agentpool"))
+        .cloned()
+        .expect("an agent node in small.yaml");
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&node_name))
+        .await
+        .expect("create node");
+    // Another tainted Node: this process must leave it alone.
+    nodes
+        .create(&PostParams::default(), &tainted_node("other-node"))
+        .await
+        .expect("create other node");
+
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut cnm = cloud_node_manager()
+        .args(["--node-name", &node_name, "--imds-endpoint", &imds_url])
+        .arg("--kubeconfig")
+        .arg(api.kubeconfig())
+        .env("SSL_CERT_FILE", &fake.ca_file)
+        .env_remove("AZURE_IMDS_ENDPOINT")
+        .stdout(Stdio::null())
+        .stderr(log.reopen().expect("log handle"))
+        .spawn()
+        .expect("spawn cloud-node-manager");
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let node = loop {
+        let node = nodes.get(&node_name).await.expect("get node");
+        if is_initialised(&node) {
+            break node;
+        }
+        let logs = std::fs::read_to_string(log.path()).unwrap_or_default();
+        assert!(
+            Instant::now() < deadline,
+            "node not initialised: {node:?}\nlogs:\n{logs}"
+        );
+        assert!(cnm.try_wait().expect("poll").is_none(), "exited:\n{logs}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+
+    let provider_id = node.spec.as_ref().and_then(|s| s.provider_id.clone());
+    let provider_id = provider_id.expect("providerID");
+    assert!(
+        provider_id.starts_with("azure:///subscriptions/")
+            && provider_id.contains("/resourceGroups/k8s-small-rg/")
+            && provider_id.ends_with(&format!("/virtualMachines/{node_name}")),
+        "{provider_id}"
+    );
+    assert_eq!(
+        label(&node, "node.kubernetes.io/instance-type"),
+        Some("Standard_D4s_v3")
+    );
+    assert_eq!(
+        label(&node, "topology.kubernetes.io/region"),
+        Some("eastus")
+    );
+    assert!(
+        label(&node, "topology.kubernetes.io/zone").is_some(),
+        "{:?}",
+        node.metadata.labels
+    );
+    let addresses = node.status.and_then(|s| s.addresses).unwrap_or_default();
+    assert!(
+        addresses
+            .iter()
+            .any(|a| a.type_ == "InternalIP" && a.address.starts_with("10.224.")),
+        "{addresses:?}"
+    );
+    assert!(
+        addresses
+            .iter()
+            .any(|a| a.type_ == "Hostname" && a.address == node_name),
+        "{addresses:?}"
+    );
+
+    let other = nodes.get("other-node").await.expect("get other node");
+    assert!(!is_initialised(&other), "{other:?}");
+
+    let journal = fake.journal().await;
+    let surface = |e: &serde_json::Value| e["surface"].as_str().unwrap_or_default().to_owned();
+    let imds = journal.iter().filter(|e| surface(e) == "imds").count();
+    assert!(imds > 0, "no IMDS request journaled: {journal:?}");
+    let cloud: Vec<_> = journal
+        .iter()
+        .filter(|e| matches!(surface(e).as_str(), "arm" | "entra" | "metadata"))
+        .collect();
+    assert!(cloud.is_empty(), "ARM/Entra requests: {cloud:?}");
+
+    let status = Command::new("kill")
+        .args(["-TERM", &cnm.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(status.success());
+    let exit = cnm.wait().expect("wait");
+    let logs = std::fs::read_to_string(log.path()).unwrap_or_default();
+    assert!(exit.success(), "{exit:?}\n{logs}");
+}
+
+fn run(args: &[&str]) -> Output {
+    cloud_node_manager()
+        .args(args)
+        .env_remove("AZURE_IMDS_ENDPOINT")
+        .env_remove("SSL_CERT_FILE")
+        .output()
+        .expect("run cloud-node-manager")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn help_documents_every_flag() {
+    let output = run(&["--help"]);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    for flag in [
+        "--node-name",
+        "--cloud-config",
+        "--use-instance-metadata",
+        "--wait-routes",
+        "--node-status-update-frequency",
+        "--enable-deprecated-beta-topology-labels",
+        "--kubeconfig",
+        "--master",
+        "--kube-api-qps",
+        "--kube-api-burst",
+        "--kube-api-content-type",
+        "--min-resync-period",
+        "--secure-port",
+        "--imds-endpoint",
+        "--log-format",
+        "--v",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn unknown_flags_and_bad_values_exit_non_zero_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--no-such-flag"], "--no-such-flag"),
+        (
+            &["--node-status-update-frequency=5x"],
+            "--node-status-update-frequency",
+        ),
+        (&["--min-resync-period=-1s"], "--min-resync-period"),
+        (
+            &["--use-instance-metadata=maybe"],
+            "--use-instance-metadata",
+        ),
+        (&["--log-format", "xml"], "--log-format"),
+        (
+            &["--node-name", "n", "--imds-endpoint", "ftp://imds"],
+            "--imds-endpoint",
+        ),
+        (
+            &[
+                "--node-name",
+                "n",
+                "--kubeconfig",
+                "/nonexistent/kubeconfig",
+            ],
+            "/nonexistent/kubeconfig",
+        ),
+        (
+            &["--node-name", "n", "--secure-port", "10263"],
+            "--secure-port",
+        ),
+        (
+            &["--node-name", "n", "--use-instance-metadata=false"],
+            "--use-instance-metadata=false",
+        ),
+    ];
+    for (args, named) in cases {
+        let output = run(args);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        let message = stderr(&output);
+        assert!(message.contains(named), "{args:?}: {message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_writes_nothing_to_kubernetes() {
+    let api = ApiServer::start();
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &tainted_node("node-0"))
+        .await
+        .expect("create node");
+    let before = nodes.get("node-0").await.expect("get node");
+    let kubeconfig = api.kubeconfig();
+    let kubeconfig = kubeconfig.to_str().expect("utf-8 path");
+    let output = run(&[
+        "--node-name",
+        "node-0",
+        "--kubeconfig",
+        kubeconfig,
+        "--imds-endpoint",
+        "not a url",
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("--imds-endpoint"),
+        "{}",
+        stderr(&output)
+    );
+    let after = nodes.get("node-0").await.expect("get node");
+    assert_eq!(
+        before.metadata.resource_version,
+        after.metadata.resource_version
+    );
+}
