@@ -1,7 +1,7 @@
 //! `cloud-node-manager` as a process: initialises its own Node from the fake IMDS with zero ARM
 //! requests, exits 0 on SIGTERM, documents its flags and refuses bad input naming it.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
@@ -52,16 +52,88 @@ fn label<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
+/// Spawns `cloud-node-manager` for `node_name` with `extra` flags and waits until the Node is
+/// initialised; returns the process, its stderr file and the Node.
+async fn run_until_initialised(
+    fake: &FakeAzure,
+    api: &ApiServer,
+    node_name: &str,
+    imds_url: &str,
+    extra: &[&str],
+) -> (Child, tempfile::NamedTempFile, Node) {
+    let nodes: Api<Node> = Api::all(api.client().await);
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut cnm = cloud_node_manager()
+        .args(["--node-name", node_name, "--imds-endpoint", imds_url])
+        .arg("--kubeconfig")
+        .arg(api.kubeconfig())
+        .args(extra)
+        .env("SSL_CERT_FILE", &fake.ca_file)
+        .env_remove("AZURE_IMDS_ENDPOINT")
+        .stdout(Stdio::null())
+        .stderr(log.reopen().expect("log handle"))
+        .spawn()
+        .expect("spawn cloud-node-manager");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let node = nodes.get(node_name).await.expect("get node");
+        if is_initialised(&node) {
+            return (cnm, log, node);
+        }
+        let logs = std::fs::read_to_string(log.path()).unwrap_or_default();
+        assert!(
+            Instant::now() < deadline,
+            "node not initialised: {node:?}\nlogs:\n{logs}"
+        );
+        assert!(cnm.try_wait().expect("poll").is_none(), "exited:\n{logs}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The first agent node of small.yaml and its IMDS URL.
+fn agent_node(fake: &FakeAzure) -> (String, String) {
+    fake.imds
+        .iter()
+        .find(|(name, _)| name.contains("agentpool"))
+        .cloned()
+        .expect("an agent node in small.yaml")
+}
+
+fn network_unavailable(node: &Node) -> Option<(String, Option<String>)> {
+    node.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "NetworkUnavailable"))
+        .map(|c| (c.status.clone(), c.reason.clone()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_routes_marks_the_network_unavailable_at_initialisation() {
+    let fake = FakeAzure::start(&example("small.yaml"));
+    let api = ApiServer::start();
+    let (node_name, imds_url) = agent_node(&fake);
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&node_name))
+        .await
+        .expect("create node");
+    let (mut cnm, _log, node) =
+        run_until_initialised(&fake, &api, &node_name, &imds_url, &["--wait-routes"]).await;
+    let _ = cnm.kill();
+    let _ = cnm.wait();
+    assert_eq!(
+        network_unavailable(&node),
+        Some(("True".to_owned(), Some("NodeInitialization".to_owned()))),
+        "{:?}",
+        node.status
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigterm() {
     let fake = FakeAzure::start(&example("small.yaml"));
     let api = ApiServer::start();
-    let (node_name, imds_url) = fake
-        .imds
-        .iter()
-        .find(|(name, _)| name.contains("agentpool"))
-        .cloned()
-        .expect("an agent node in small.yaml");
+    let (node_name, imds_url) = agent_node(&fake);
     let nodes: Api<Node> = Api::all(api.client().await);
     nodes
         .create(&PostParams::default(), &tainted_node(&node_name))
@@ -72,33 +144,8 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
         .create(&PostParams::default(), &tainted_node("other-node"))
         .await
         .expect("create other node");
-
-    let log = tempfile::NamedTempFile::new().expect("log file");
-    let mut cnm = cloud_node_manager()
-        .args(["--node-name", &node_name, "--imds-endpoint", &imds_url])
-        .arg("--kubeconfig")
-        .arg(api.kubeconfig())
-        .env("SSL_CERT_FILE", &fake.ca_file)
-        .env_remove("AZURE_IMDS_ENDPOINT")
-        .stdout(Stdio::null())
-        .stderr(log.reopen().expect("log handle"))
-        .spawn()
-        .expect("spawn cloud-node-manager");
-
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let node = loop {
-        let node = nodes.get(&node_name).await.expect("get node");
-        if is_initialised(&node) {
-            break node;
-        }
-        let logs = std::fs::read_to_string(log.path()).unwrap_or_default();
-        assert!(
-            Instant::now() < deadline,
-            "node not initialised: {node:?}\nlogs:\n{logs}"
-        );
-        assert!(cnm.try_wait().expect("poll").is_none(), "exited:\n{logs}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let (mut cnm, log, node) = run_until_initialised(&fake, &api, &node_name, &imds_url, &[]).await;
+    assert_eq!(network_unavailable(&node), None, "without --wait-routes");
 
     let provider_id = node.spec.as_ref().and_then(|s| s.provider_id.clone());
     let provider_id = provider_id.expect("providerID");

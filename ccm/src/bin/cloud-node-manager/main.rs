@@ -5,6 +5,7 @@
 
 mod flags;
 mod run;
+mod wait_routes;
 
 use clap::Parser;
 

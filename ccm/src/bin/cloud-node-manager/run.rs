@@ -12,6 +12,7 @@ use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::flags::{Flags, LogFormat};
+use crate::wait_routes;
 
 /// Installs the tracing subscriber for `--log-format` and `-v`.
 pub fn init_logging(flags: &Flags) {
@@ -111,14 +112,26 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         ..CloudNodeConfig::default()
     };
     let provider = Arc::new(ImdsProvider::new(imds, node_name.clone()));
+    let nodes = kube::Api::all(client.clone());
     let controller = CloudNodeController::new(client, provider, config, metrics)
         .context("starting the cloud-node controller")?;
+    let wait_routes = flags.wait_routes;
+    let work = async {
+        if wait_routes {
+            wait_routes::mark_network_unavailable(&nodes, &node_name).await?;
+        }
+        controller.run().await;
+        anyhow::Ok(())
+    };
 
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     tracing::info!(node = %node_name, "cloud-node-manager started (instance metadata mode)");
     tokio::select! {
-        () = controller.run() => bail!("the cloud-node controller stopped"),
+        result = work => {
+            result?;
+            bail!("the cloud-node controller stopped")
+        }
         _ = term.recv() => tracing::info!("SIGTERM received, shutting down"),
         _ = int.recv() => tracing::info!("SIGINT received, shutting down"),
     }
