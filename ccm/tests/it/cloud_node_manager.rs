@@ -131,7 +131,18 @@ async fn wait_routes_marks_the_network_unavailable_at_initialisation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigterm() {
-    let fake = FakeAzure::start(&example("small.yaml"));
+    // small.yaml with the agents tagged with an interconnect group.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let small = std::fs::read_to_string(example("small.yaml")).expect("small.yaml");
+    let tagged = small.replacen(
+        "    size: Standard_D4s_v3\n",
+        "    size: Standard_D4s_v3\n    tags:\n      Platform_Interconnect_Group: ig-7\n",
+        1,
+    );
+    assert_ne!(small, tagged, "small.yaml changed shape");
+    let topology = dir.path().join("small-tagged.yaml");
+    std::fs::write(&topology, tagged).expect("write topology");
+    let fake = FakeAzure::start(&topology);
     let api = ApiServer::start();
     let (node_name, imds_url) = agent_node(&fake);
     let nodes: Api<Node> = Api::all(api.client().await);

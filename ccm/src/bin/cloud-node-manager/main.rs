@@ -2,6 +2,24 @@
 //! Instance Metadata Service (no ARM credential, zero ARM calls) through the cloud-agnostic
 //! cloud-node controller scoped to that Node. See `flags.rs` for the command line and `run.rs` for
 //! the wiring.
+//!
+//! Verified (anchor-ccm.md 1.4, upstream `cmd/cloud-node-manager/app/options/options.go`): flag
+//! names and defaults; `--node-name` defaults to the lower-cased host name; `--secure-port` 0
+//! serves nothing; the watch is restricted to `metadata.name=<node-name>`; `--wait-routes` sets
+//! `NetworkUnavailable=True/NodeInitialization`.
+//!
+//! Not applied yet, or deliberately different:
+//! - `--use-instance-metadata=false` (ARM mode) and a non-zero `--secure-port` are refused with
+//!   "not supported yet";
+//! - `--kube-api-qps`, `--kube-api-burst` and `--min-resync-period` are validated but not applied
+//!   (kube-rs has no client-side rate limiter or informer resync); `--kube-api-content-type` is
+//!   validated, requests are always JSON;
+//! - `--enable-deprecated-beta-topology-labels=false` does not stop the beta labels: the shared
+//!   cloud-node controller always writes GA and beta labels (upstream's CNM writes beta labels only
+//!   with the flag, anchor-ccm.md section 2 label table);
+//! - **[infer]** `-v` levels map to tracing levels: 0-1 info, 2-4 debug, 5+ trace;
+//! - **[infer]** `AZURE_IMDS_ENDPOINT` and `--imds-endpoint` are ours (upstream has no IMDS
+//!   override); `SSL_CERT_FILE` is also trusted for an `https` IMDS endpoint.
 
 mod flags;
 mod run;
