@@ -300,6 +300,34 @@ fn unknown_flags_and_bad_values_exit_non_zero_naming_the_flag() {
     }
 }
 
+#[test]
+fn invalid_files_exit_non_zero_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("garbage");
+    std::fs::write(&garbage, "{ not: [ a kubeconfig").expect("write");
+    let garbage = garbage.to_str().expect("utf-8 path");
+    let output = run(&["--node-name", "n", "--kubeconfig", garbage]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains(garbage), "{}", stderr(&output));
+
+    let output = cloud_node_manager()
+        .args([
+            "--node-name",
+            "n",
+            "--imds-endpoint",
+            "https://127.0.0.1:1/imds/n",
+        ])
+        .env("SSL_CERT_FILE", "/nonexistent/ca.pem")
+        .output()
+        .expect("run cloud-node-manager");
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains("SSL_CERT_FILE") && message.contains("/nonexistent/ca.pem"),
+        "{message}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_writes_nothing_to_kubernetes() {
     let api = ApiServer::start();

@@ -70,15 +70,17 @@ fn imds_client(flags: &Flags) -> anyhow::Result<ImdsClient> {
     let endpoint = ImdsEndpoint::resolve(flags.imds_endpoint.as_deref(), env.as_deref())
         .with_context(|| format!("--imds-endpoint (or {ENDPOINT_ENV})"))?;
     let mut builder = ImdsClient::builder().endpoint(endpoint);
-    if let Some(file) = std::env::var_os(SSL_CERT_FILE).filter(|f| !f.is_empty()) {
-        let path = Path::new(&file);
+    let file = std::env::var_os(SSL_CERT_FILE).filter(|f| !f.is_empty());
+    if let Some(file) = &file {
+        let path = Path::new(file);
         let pem = std::fs::read(path)
-            .with_context(|| format!("{SSL_CERT_FILE} {}: cannot read", path.display()))?;
+            .with_context(|| format!("{SSL_CERT_FILE}={}: cannot read", path.display()))?;
         builder = builder.ca_pem(pem);
     }
-    builder
-        .build()
-        .with_context(|| format!("{SSL_CERT_FILE}: building the IMDS client"))
+    builder.build().with_context(|| match &file {
+        Some(file) => format!("{SSL_CERT_FILE}={}", Path::new(file).display()),
+        None => "building the IMDS client".to_owned(),
+    })
 }
 
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or the controller stops (Err).
