@@ -216,6 +216,58 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
     assert!(exit.success(), "{exit:?}\n{logs}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arm_mode_resolves_the_node_by_its_name_from_cloud_config() {
+    let fake = FakeAzure::start(&example("small.yaml"));
+    let api = ApiServer::start();
+    let (node_name, _) = agent_node(&fake);
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The client-secret app of small.yaml, as upstream runs against the fake.
+    let azure_json = dir.path().join("azure.json");
+    let text = format!(
+        r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
+             "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
+             "aadClientId": "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11",
+             "aadClientSecret": "fake-secret-not-for-production",
+             "resourceGroup": "k8s-small-rg", "location": "eastus", "vmType": "standard"}}"#,
+        fake.base, fake.tenant, fake.subscription
+    );
+    std::fs::write(&azure_json, text).expect("write azure.json");
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&node_name))
+        .await
+        .expect("create node");
+    let config_flag = format!("--cloud-config={}", azure_json.display());
+    // An unreachable IMDS URL: ARM mode must not ask it.
+    let (mut cnm, log, node) = run_until_initialised(
+        &fake,
+        &api,
+        &node_name,
+        "https://127.0.0.1:1/imds/none",
+        &["--use-instance-metadata=false", &config_flag],
+    )
+    .await;
+    let _ = cnm.kill();
+    let _ = cnm.wait();
+    let logs = std::fs::read_to_string(log.path()).unwrap_or_default();
+    let provider_id = node.spec.as_ref().and_then(|s| s.provider_id.clone());
+    assert!(
+        provider_id
+            .as_deref()
+            .is_some_and(|id| id.ends_with(&format!("/virtualMachines/{node_name}"))),
+        "{provider_id:?}\n{logs}"
+    );
+    assert_eq!(
+        label(&node, "node.kubernetes.io/instance-type"),
+        Some("Standard_D4s_v3")
+    );
+    let journal = fake.journal().await;
+    let surface = |e: &serde_json::Value| e["surface"].as_str().unwrap_or_default().to_owned();
+    assert!(journal.iter().any(|e| surface(e) == "arm"), "{journal:?}");
+    assert!(!journal.iter().any(|e| surface(e) == "imds"), "{journal:?}");
+}
+
 fn run(args: &[&str]) -> Output {
     cloud_node_manager()
         .args(args)
@@ -289,7 +341,17 @@ fn unknown_flags_and_bad_values_exit_non_zero_naming_the_flag() {
         ),
         (
             &["--node-name", "n", "--use-instance-metadata=false"],
-            "--use-instance-metadata=false",
+            "--cloud-config",
+        ),
+        (
+            &[
+                "--node-name",
+                "n",
+                "--use-instance-metadata=false",
+                "--cloud-config",
+                "/nonexistent/azure.json",
+            ],
+            "/nonexistent/azure.json",
         ),
     ];
     for (args, named) in cases {

@@ -68,6 +68,10 @@ pub struct FakeAzure {
     child: Child,
     /// `https://127.0.0.1:PORT`: ARM, Entra ID, admin.
     pub base: String,
+    /// Tenant of the topology.
+    pub tenant: String,
+    /// Subscription of the topology.
+    pub subscription: String,
     /// PEM of the CA the fake's certificate chains to (what `SSL_CERT_FILE` points at).
     pub ca_file: PathBuf,
     /// Per-node IMDS base URLs, by node name.
@@ -104,6 +108,8 @@ impl FakeAzure {
             .collect();
         FakeAzure {
             base: field("arm").trim_end_matches('/').to_string(),
+            tenant: field("tenant"),
+            subscription: field("subscription"),
             ca_file: PathBuf::from(field("ca")),
             imds,
             child,

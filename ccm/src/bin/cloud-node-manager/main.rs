@@ -1,7 +1,7 @@
 //! `cloud-node-manager`: one process per node that initialises its own Node from the Azure
 //! Instance Metadata Service (no ARM credential, zero ARM calls) through the cloud-agnostic
-//! cloud-node controller scoped to that Node. See `flags.rs` for the command line and `run.rs` for
-//! the wiring.
+//! cloud-node controller scoped to that Node, or from ARM with `--use-instance-metadata=false`
+//! (`arm_mode.rs`). See `flags.rs` for the command line and `run.rs` for the wiring.
 //!
 //! Verified (anchor-ccm.md 1.4, upstream `cmd/cloud-node-manager/app/options/options.go`): flag
 //! names and defaults; `--node-name` defaults to the lower-cased host name; `--secure-port` 0
@@ -9,8 +9,8 @@
 //! `NetworkUnavailable=True/NodeInitialization`.
 //!
 //! Not applied yet, or deliberately different:
-//! - `--use-instance-metadata=false` (ARM mode) and a non-zero `--secure-port` are refused with
-//!   "not supported yet";
+//! - a non-zero `--secure-port` is refused with "not supported yet";
+//! - deliberate: ARM mode resolves the VM by `--node-name`, never by the host name as upstream;
 //! - `--kube-api-qps`, `--kube-api-burst` and `--min-resync-period` are validated but not applied
 //!   (kube-rs has no client-side rate limiter or informer resync); `--kube-api-content-type` is
 //!   validated, requests are always JSON;
@@ -21,6 +21,7 @@
 //! - **[infer]** `AZURE_IMDS_ENDPOINT` and `--imds-endpoint` are ours (upstream has no IMDS
 //!   override); `SSL_CERT_FILE` is also trusted for an `https` IMDS endpoint.
 
+mod arm_mode;
 mod flags;
 mod run;
 mod wait_routes;

@@ -8,11 +8,12 @@ use anyhow::{Context, bail};
 use azure_ccm::imds_provider::ImdsProvider;
 use ccm_azure::cloud::trust::SSL_CERT_FILE;
 use ccm_azure::imds::{ENDPOINT_ENV, ImdsClient, ImdsEndpoint};
+use ccm_cloud::Provider;
 use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::flags::{Flags, LogFormat};
-use crate::wait_routes;
+use crate::{arm_mode, wait_routes};
 
 /// Installs the tracing subscriber for `--log-format` and `-v`.
 pub fn init_logging(flags: &Flags) {
@@ -86,9 +87,6 @@ fn imds_client(flags: &Flags) -> anyhow::Result<ImdsClient> {
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or the controller stops (Err).
 pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    if !flags.use_instance_metadata {
-        bail!("--use-instance-metadata=false (ARM mode with --cloud-config) is not supported yet");
-    }
     if flags.secure_port != 0 {
         bail!(
             "--secure-port={}: serving /healthz is not supported yet; use 0",
@@ -100,22 +98,38 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         Some(name) => name.clone(),
         None => host_name()?,
     };
-    let imds = imds_client(&flags)?;
-    let client = kube_client(&flags).await?;
-    if flags.cloud_config.is_some() {
-        tracing::warn!("--cloud-config is ignored with --use-instance-metadata=true");
-    }
-
     let mut registry = prometheus_client::registry::Registry::default();
-    let metrics = NodeMetrics::register(&mut registry);
+    if flags.use_instance_metadata {
+        let imds = imds_client(&flags)?;
+        let client = kube_client(&flags).await?;
+        if flags.cloud_config.is_some() {
+            tracing::warn!("--cloud-config is ignored with --use-instance-metadata=true");
+        }
+        let provider = ImdsProvider::new(imds, node_name.clone());
+        serve(&flags, client, node_name, provider, &mut registry).await
+    } else {
+        let provider = arm_mode::provider(&flags, &mut registry).await?;
+        let client = kube_client(&flags).await?;
+        serve(&flags, client, node_name, provider, &mut registry).await
+    }
+}
+
+/// Runs the cloud-node controller on `node_name` over `provider` until a signal.
+async fn serve<P: Provider>(
+    flags: &Flags,
+    client: kube::Client,
+    node_name: String,
+    provider: P,
+    registry: &mut prometheus_client::registry::Registry,
+) -> anyhow::Result<()> {
+    let metrics = NodeMetrics::register(registry);
     let config = CloudNodeConfig {
         node_status_update_frequency: flags.node_status_update_frequency,
         node_name: Some(node_name.clone()),
         ..CloudNodeConfig::default()
     };
-    let provider = Arc::new(ImdsProvider::new(imds, node_name.clone()));
     let nodes = kube::Api::all(client.clone());
-    let controller = CloudNodeController::new(client, provider, config, metrics)
+    let controller = CloudNodeController::new(client, Arc::new(provider), config, metrics)
         .context("starting the cloud-node controller")?;
     let wait_routes = flags.wait_routes;
     let work = async {
@@ -128,7 +142,12 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
 
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-    tracing::info!(node = %node_name, "cloud-node-manager started (instance metadata mode)");
+    let mode = if flags.use_instance_metadata {
+        "instance metadata"
+    } else {
+        "ARM"
+    };
+    tracing::info!(node = %node_name, "cloud-node-manager started ({mode} mode)");
     tokio::select! {
         result = work => {
             result?;
