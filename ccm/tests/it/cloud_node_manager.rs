@@ -179,6 +179,11 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
         "{:?}",
         node.metadata.labels
     );
+    assert_eq!(
+        label(&node, "failure-domain.beta.kubernetes.io/zone"),
+        None,
+        "beta labels only with --enable-deprecated-beta-topology-labels, like upstream's CNM"
+    );
     let addresses = node.status.and_then(|s| s.addresses).unwrap_or_default();
     assert!(
         addresses

@@ -18,6 +18,7 @@ use serde_json::json;
 
 use super::conflict::retry_on_conflict;
 use super::event::{EventType, NodeEventRecorder};
+use super::labels::BetaLabels;
 use super::metrics::NodeMetrics;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
@@ -35,6 +36,8 @@ pub struct CloudNodeConfig {
     pub init_retry: Duration,
     /// Only this Node (cloud-node-manager's field selector); `None` watches all Nodes.
     pub node_name: Option<String>,
+    /// Beta topology labels: always for the CCM's controller, opt-in for cloud-node-manager.
+    pub beta_labels: BetaLabels,
 }
 
 impl Default for CloudNodeConfig {
@@ -43,6 +46,7 @@ impl Default for CloudNodeConfig {
             node_status_update_frequency: Duration::from_secs(300),
             init_retry: Duration::from_secs(10),
             node_name: None,
+            beta_labels: BetaLabels::Write,
         }
     }
 }
@@ -129,11 +133,11 @@ impl<P: Provider> CloudNodeController<P> {
         if update::is_uninitialized(node) {
             return self.initialise(node).await;
         }
-        let labels = update::label_reconciliation(node);
+        let labels = update::label_reconciliation(node, self.config.beta_labels);
         if labels.changes_object() {
             let written = self
                 .write_object(&node.name_any(), |fresh| {
-                    Ok(update::label_reconciliation(fresh))
+                    Ok(update::label_reconciliation(fresh, self.config.beta_labels))
                 })
                 .await?;
             if let Err(error) = written {
@@ -181,7 +185,9 @@ impl<P: Provider> CloudNodeController<P> {
             Err(reason) => return self.refuse(node, &reason).await,
         };
         let written = self
-            .write_object(&name, |fresh| update::initialisation(fresh, &meta))
+            .write_object(&name, |fresh| {
+                update::initialisation(fresh, &meta, self.config.beta_labels)
+            })
             .await?;
         let fresh = match written {
             Ok(Some(fresh)) => fresh,
@@ -196,7 +202,9 @@ impl<P: Provider> CloudNodeController<P> {
             refreshed.insert(name.clone(), Instant::now());
         }
         self.observe(&self.metrics.taint_removal_delay, node);
-        if let Ok(Some(addresses)) = update::initialisation(&fresh, &meta).map(|u| u.addresses) {
+        if let Ok(Some(addresses)) =
+            update::initialisation(&fresh, &meta, self.config.beta_labels).map(|u| u.addresses)
+        {
             self.patch_addresses(&fresh, &addresses).await?;
         }
         self.observe(&self.metrics.initial_node_sync_delay, node);

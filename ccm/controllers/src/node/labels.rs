@@ -22,18 +22,30 @@ const RECONCILED: [(&str, &str); 3] = [
     (BETA_INSTANCE_TYPE, INSTANCE_TYPE),
 ];
 
-/// Labels initialisation sets: both GA and beta for each non-empty topology value, then the
-/// provider's additional labels unless reserved or already on the node.
-pub fn labels_from_metadata(current: &Labels, meta: &InstanceMetadata) -> Labels {
+/// Whether the deprecated beta topology labels are written next to the GA ones: the framework's
+/// cloud-node controller always writes them; cloud-node-manager only with
+/// `--enable-deprecated-beta-topology-labels` (anchor-ccm 1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BetaLabels {
+    /// Write beta labels and keep each GA label equal to its beta twin.
+    Write,
+    /// GA labels only; no beta reconciliation.
+    Skip,
+}
+
+/// Labels initialisation sets: GA (and, with [`BetaLabels::Write`], beta) for each non-empty
+/// topology value, then the provider's additional labels unless reserved or already on the node.
+pub fn labels_from_metadata(current: &Labels, meta: &InstanceMetadata, beta: BetaLabels) -> Labels {
     let mut set = Labels::new();
-    for (value, keys) in [
-        (&meta.instance_type, [INSTANCE_TYPE, BETA_INSTANCE_TYPE]),
-        (&meta.zone, [TOPOLOGY_ZONE, BETA_ZONE]),
-        (&meta.region, [TOPOLOGY_REGION, BETA_REGION]),
+    for (value, ga, beta_key) in [
+        (&meta.instance_type, INSTANCE_TYPE, BETA_INSTANCE_TYPE),
+        (&meta.zone, TOPOLOGY_ZONE, BETA_ZONE),
+        (&meta.region, TOPOLOGY_REGION, BETA_REGION),
     ] {
         if !value.is_empty() {
-            for key in keys {
-                set.insert(key.to_owned(), value.clone());
+            set.insert(ga.to_owned(), value.clone());
+            if beta == BetaLabels::Write {
+                set.insert(beta_key.to_owned(), value.clone());
             }
         }
     }

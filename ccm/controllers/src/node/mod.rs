@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod update;
 
 pub use controller::{CloudNodeConfig, CloudNodeController, CloudNodeError};
+pub use labels::BetaLabels;
 pub use metrics::NodeMetrics;
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use serde::Serialize;
 
 use super::addresses::{AddressError, addresses_changed, desired_addresses};
-use super::labels::{Labels, labels_from_metadata, reconciled_labels};
+use super::labels::{BetaLabels, Labels, labels_from_metadata, reconciled_labels};
 
 /// The changes one sync makes: spec and labels in one Update, then addresses in a status patch.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -78,7 +78,11 @@ fn address_change(
 /// Initialisation of a tainted node: providerID if empty, GA and beta labels plus the provider's,
 /// taint removal, and addresses. A kubelet-provided IP missing from the cloud's list refuses the
 /// whole update, so the node stays tainted.
-pub fn initialisation(node: &Node, meta: &InstanceMetadata) -> Result<NodeUpdate, AddressError> {
+pub fn initialisation(
+    node: &Node,
+    meta: &InstanceMetadata,
+    beta: BetaLabels,
+) -> Result<NodeUpdate, AddressError> {
     let addresses = address_change(node, meta)?;
     let current = labels_of(node);
     let provider_id_empty = node
@@ -86,7 +90,7 @@ pub fn initialisation(node: &Node, meta: &InstanceMetadata) -> Result<NodeUpdate
         .as_ref()
         .and_then(|s| s.provider_id.as_deref())
         .is_none_or(str::is_empty);
-    let mut labels = labels_from_metadata(&current, meta);
+    let mut labels = labels_from_metadata(&current, meta, beta);
     labels.retain(|k, v| current.get(k) != Some(v));
     Ok(NodeUpdate {
         provider_id: (provider_id_empty && !meta.provider_id.is_empty())
@@ -97,10 +101,15 @@ pub fn initialisation(node: &Node, meta: &InstanceMetadata) -> Result<NodeUpdate
     })
 }
 
-/// Sync of an initialised node: GA labels kept equal to beta ones (no cloud call needed).
-pub fn label_reconciliation(node: &Node) -> NodeUpdate {
+/// Sync of an initialised node: GA labels kept equal to beta ones (no cloud call needed); nothing
+/// when beta labels are not written.
+pub fn label_reconciliation(node: &Node, beta: BetaLabels) -> NodeUpdate {
+    let labels = match beta {
+        BetaLabels::Write => reconciled_labels(&labels_of(node)),
+        BetaLabels::Skip => Labels::new(),
+    };
     NodeUpdate {
-        labels: reconciled_labels(&labels_of(node)),
+        labels,
         ..NodeUpdate::default()
     }
 }

@@ -10,6 +10,7 @@ use ccm_names::taints::UNINITIALIZED;
 use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeSpec, NodeStatus, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::labels::BetaLabels;
 use super::update::{address_refresh, initialisation, label_reconciliation};
 
 fn addr(type_: &str, address: &str) -> NodeAddress {
@@ -93,13 +94,23 @@ fn vmss_metadata() -> InstanceMetadata {
 
 #[test]
 fn vmas_node_initialisation() {
-    let update = initialisation(&kubelet_node("vmas-0", None), &vmas_metadata()).unwrap();
+    let update = initialisation(
+        &kubelet_node("vmas-0", None),
+        &vmas_metadata(),
+        BetaLabels::Write,
+    )
+    .unwrap();
     insta::assert_yaml_snapshot!(update);
 }
 
 #[test]
 fn vmss_dual_stack_node_initialisation() {
-    let update = initialisation(&kubelet_node("pool000003", None), &vmss_metadata()).unwrap();
+    let update = initialisation(
+        &kubelet_node("pool000003", None),
+        &vmss_metadata(),
+        BetaLabels::Write,
+    )
+    .unwrap();
     insta::assert_yaml_snapshot!(update);
 }
 
@@ -107,7 +118,7 @@ fn vmss_dual_stack_node_initialisation() {
 fn existing_provider_id_is_kept() {
     let mut node = kubelet_node("vmas-0", None);
     node.spec.as_mut().unwrap().provider_id = Some("azure:///kept".into());
-    let update = initialisation(&node, &vmas_metadata()).unwrap();
+    let update = initialisation(&node, &vmas_metadata(), BetaLabels::Write).unwrap();
     assert_eq!(update.provider_id, None);
     let mut applied = node.clone();
     update.apply_to(&mut applied);
@@ -124,7 +135,7 @@ fn existing_provider_id_is_kept() {
 fn cloud_without_hostname_keeps_the_kubelet_one() {
     let mut meta = vmas_metadata();
     meta.node_addresses.retain(|a| a.type_ != "Hostname");
-    let update = initialisation(&kubelet_node("vmas-0", None), &meta).unwrap();
+    let update = initialisation(&kubelet_node("vmas-0", None), &meta, BetaLabels::Write).unwrap();
     insta::assert_yaml_snapshot!(update.addresses);
 }
 
@@ -134,7 +145,7 @@ fn provided_node_ip_becomes_the_only_address_of_its_type() {
     meta.node_addresses
         .insert(1, addr("InternalIP", "10.240.0.5"));
     let node = kubelet_node("vmas-0", Some("10.240.0.5"));
-    let update = initialisation(&node, &meta).unwrap();
+    let update = initialisation(&node, &meta, BetaLabels::Write).unwrap();
     insta::assert_yaml_snapshot!(update.addresses);
 }
 
@@ -143,14 +154,14 @@ fn provided_dual_stack_ips_both_enforced() {
     let mut meta = vmss_metadata();
     meta.node_addresses.push(addr("InternalIP", "10.240.0.8"));
     let node = kubelet_node("pool000003", Some("10.240.0.8,fd00::7"));
-    let update = initialisation(&node, &meta).unwrap();
+    let update = initialisation(&node, &meta, BetaLabels::Write).unwrap();
     insta::assert_yaml_snapshot!(update.addresses);
 }
 
 #[test]
 fn provided_node_ip_missing_from_the_cloud_refuses_init() {
     let node = kubelet_node("vmas-0", Some("10.9.9.9"));
-    let err = initialisation(&node, &vmas_metadata()).unwrap_err();
+    let err = initialisation(&node, &vmas_metadata(), BetaLabels::Write).unwrap_err();
     assert_eq!(
         err.to_string(),
         "failed to get node address from cloud provider that matches ip: 10.9.9.9"
@@ -163,7 +174,7 @@ fn refresh_skips_tainted_nodes_and_unchanged_addresses() {
     let node = kubelet_node("vmas-0", None);
     assert_eq!(address_refresh(&node, &meta).unwrap(), None, "tainted");
     let mut initialised = node.clone();
-    initialisation(&node, &meta)
+    initialisation(&node, &meta, BetaLabels::Write)
         .unwrap()
         .apply_to(&mut initialised);
     let addresses = address_refresh(&initialised, &meta)
@@ -189,14 +200,45 @@ fn refresh_skips_tainted_nodes_and_unchanged_addresses() {
 fn labels_already_right_are_not_rewritten_and_twins_reconcile() {
     let meta = vmas_metadata();
     let mut node = kubelet_node("vmas-0", None);
-    initialisation(&node, &meta).unwrap().apply_to(&mut node);
-    assert!(initialisation(&node, &meta).unwrap().labels.is_empty());
-    assert!(!label_reconciliation(&node).changes_object());
+    initialisation(&node, &meta, BetaLabels::Write)
+        .unwrap()
+        .apply_to(&mut node);
+    assert!(
+        initialisation(&node, &meta, BetaLabels::Write)
+            .unwrap()
+            .labels
+            .is_empty()
+    );
+    assert!(!label_reconciliation(&node, BetaLabels::Write).changes_object());
     node.metadata
         .labels
         .as_mut()
         .unwrap()
         .insert(BETA_ZONE.into(), "2".into());
-    let fix = label_reconciliation(&node);
+    let fix = label_reconciliation(&node, BetaLabels::Write);
     assert_eq!(fix.labels.get(TOPOLOGY_ZONE).map(String::as_str), Some("2"));
+}
+
+#[test]
+fn without_beta_labels_only_ga_labels_are_written_and_nothing_is_reconciled() {
+    let update = initialisation(
+        &kubelet_node("vmas-0", None),
+        &vmas_metadata(),
+        BetaLabels::Skip,
+    )
+    .unwrap();
+    assert!(update.labels.contains_key(TOPOLOGY_ZONE));
+    assert!(
+        update.labels.keys().all(
+            |k| !k.starts_with("failure-domain.beta.") && !k.starts_with("beta.kubernetes.io/")
+        ),
+        "{:?}",
+        update.labels
+    );
+    let mut node = kubelet_node("vmas-0", None);
+    node.metadata
+        .labels
+        .get_or_insert_with(BTreeMap::new)
+        .insert(BETA_ZONE.into(), "2".into());
+    assert!(!label_reconciliation(&node, BetaLabels::Skip).changes_object());
 }

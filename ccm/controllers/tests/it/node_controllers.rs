@@ -122,6 +122,7 @@ fn spawn_with_refresh(
         init_retry: Duration::from_millis(200),
         node_status_update_frequency,
         node_name: node_name.map(str::to_owned),
+        ..CloudNodeConfig::default()
     };
     let controller = CloudNodeController::new(client.clone(), cloud, config, metrics).unwrap();
     tokio::spawn(controller.run());

@@ -14,9 +14,6 @@
 //! - `--kube-api-qps`, `--kube-api-burst` and `--min-resync-period` are validated but not applied
 //!   (kube-rs has no client-side rate limiter or informer resync); `--kube-api-content-type` is
 //!   validated, requests are always JSON;
-//! - `--enable-deprecated-beta-topology-labels=false` does not stop the beta labels: the shared
-//!   cloud-node controller always writes GA and beta labels (upstream's CNM writes beta labels only
-//!   with the flag, anchor-ccm.md section 2 label table);
 //! - **[infer]** `-v` levels map to tracing levels: 0-1 info, 2-4 debug, 5+ trace;
 //! - **[infer]** `AZURE_IMDS_ENDPOINT` and `--imds-endpoint` are ours (upstream has no IMDS
 //!   override); `SSL_CERT_FILE` is also trusted for an `https` IMDS endpoint.

@@ -9,7 +9,7 @@ use azure_ccm::imds_provider::ImdsProvider;
 use ccm_azure::cloud::trust::SSL_CERT_FILE;
 use ccm_azure::imds::{ENDPOINT_ENV, ImdsClient, ImdsEndpoint};
 use ccm_cloud::Provider;
-use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
+use ccm_controllers::node::{BetaLabels, CloudNodeConfig, CloudNodeController, NodeMetrics};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::flags::{Flags, LogFormat};
@@ -126,6 +126,11 @@ async fn serve<P: Provider>(
     let config = CloudNodeConfig {
         node_status_update_frequency: flags.node_status_update_frequency,
         node_name: Some(node_name.clone()),
+        beta_labels: if flags.enable_deprecated_beta_topology_labels {
+            BetaLabels::Write
+        } else {
+            BetaLabels::Skip
+        },
         ..CloudNodeConfig::default()
     };
     let nodes = kube::Api::all(client.clone());
