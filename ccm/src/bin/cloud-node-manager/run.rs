@@ -24,6 +24,8 @@ pub fn init_logging(flags: &Flags) {
     };
     let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Plain text when stderr is a file or a pipe (container logs), colours only on a terminal.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::new(level));
     match flags.log_format {
         LogFormat::Text => builder.init(),
