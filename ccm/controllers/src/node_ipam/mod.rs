@@ -1,0 +1,31 @@
+//! node-ipam: the range allocator behind `--allocate-node-cidrs` with `--cluster-cidr`, giving each
+//! new Node one block per family (`spec.podCIDR` and `spec.podCIDRs`) and never changing a value a
+//! Node already has.
+//!
+//! Pure parts ([`config`], [`allocator`]), thin effect ([`controller`]).
+//!
+//! Verified behaviour (source: anchor-ccm.md 1.2/1.3, from the upstream Azure CCM's
+//! `cmd/cloud-controller-manager/app/options` and `pkg/nodeipam`):
+//! - `--cluster-cidr` holds at most two CIDRs, one per family; `--node-cidr-mask-size-ipv4` defaults
+//!   to 24 and `-ipv6` to 64; `--service-cluster-ip-range` is never handed to a node;
+//! - a Node's podCIDRs are in the order of the `--cluster-cidr` flag; events come from component
+//!   `cidrAllocator` (migration.md, event components);
+//! - exactly one allocator may own IPAM (migration.md P12): existing podCIDRs are never changed.
+//!
+//! Inferred **[infer]**:
+//! - a node mask more than 16 bits longer than the cluster prefix is refused (upstream cidrset's
+//!   limit, as recalled);
+//! - a CIDR flag entry with host bits set is refused;
+//! - a Node whose podCIDR is invalid, outside `--cluster-cidr` or overlapping another Node's or the
+//!   service range is left untouched with a Warning Event `CIDRNotAvailable`-style reason
+//!   `PodCIDRConflict` naming the cause (upstream only occupies what it can and logs); its valid,
+//!   non-overlapping entries are still recorded as used;
+//! - exhaustion is a Warning Event `CIDRNotAvailable` on the Node (recalled reason) and a retry;
+//! - allocation continues after the last block given (wrapping), so a released block is reused
+//!   only once the blocks after it are used, like upstream's cidrset.
+
+pub mod allocator;
+pub mod config;
+
+pub use allocator::{AllocateError, OccupyError, RangeAllocator};
+pub use config::{ConfigError, Family, FamilyRange, IpamConfig};
