@@ -234,6 +234,11 @@ impl RangeAllocator {
         freed
     }
 
+    /// Names of the nodes holding blocks.
+    pub fn holders(&self) -> impl Iterator<Item = &str> {
+        self.nodes.keys().map(String::as_str)
+    }
+
     /// The podCIDRs recorded for a node.
     pub fn cidrs_of(&self, node: &str) -> Option<&[IpNet]> {
         self.nodes.get(node).map(Vec::as_slice)

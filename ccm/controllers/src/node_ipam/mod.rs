@@ -29,3 +29,5 @@ pub mod config;
 
 pub use allocator::{AllocateError, OccupyError, RangeAllocator};
 pub use config::{ConfigError, Family, FamilyRange, IpamConfig};
+pub mod controller;
+pub use controller::NodeIpamController;
