@@ -69,6 +69,26 @@ fn outside_and_overlapping_are_reported_not_recorded() {
 }
 
 #[test]
+fn partial_dual_stack_node_holds_only_what_it_has() {
+    let mut a = RangeAllocator::new(&config("10.0.0.0/16,fd00::/48", 24, 64, ""));
+    assert!(a.occupy("v4only", &["10.0.0.0/24".into()]).is_empty());
+    assert_eq!(
+        strings(&a.allocate("n").unwrap()),
+        ["10.0.1.0/24", "fd00::/64"]
+    );
+}
+
+#[test]
+fn service_range_overlap_is_reported() {
+    let mut a = RangeAllocator::new(&config("10.0.0.0/16", 24, 64, "10.0.8.0/22"));
+    let problems = a.occupy("n", &["10.0.9.0/24".into()]);
+    assert_eq!(
+        problems[0].to_string(),
+        "podCIDR 10.0.9.0/24 overlaps --service-cluster-ip-range"
+    );
+}
+
+#[test]
 fn exhaustion_of_one_family_holds_nothing() {
     let mut a = RangeAllocator::new(&config("10.0.0.0/24,fd00::/64", 24, 64, ""));
     a.allocate("n0").unwrap();

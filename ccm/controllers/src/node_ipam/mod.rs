@@ -17,10 +17,14 @@
 //!   limit, as recalled);
 //! - a CIDR flag entry with host bits set is refused;
 //! - a Node whose podCIDR is invalid, outside `--cluster-cidr` or overlapping another Node's or the
-//!   service range is left untouched with a Warning Event `CIDRNotAvailable`-style reason
-//!   `PodCIDRConflict` naming the cause (upstream only occupies what it can and logs); its valid,
-//!   non-overlapping entries are still recorded as used;
+//!   service range is left untouched with a Warning Event, reason `PodCIDRConflict`, naming the
+//!   cause (upstream only occupies what it can and logs); its valid, non-overlapping entries are
+//!   still recorded as used; of two Nodes sharing a podCIDR, the one listed first keeps the block;
 //! - exhaustion is a Warning Event `CIDRNotAvailable` on the Node (recalled reason) and a retry;
+//! - a deleted Node's blocks are freed when it is gone from the controller's cache, checked before
+//!   each allocation (so a deletion missed across a relist is freed as well);
+//! - podCIDRs are written by get-modify-replace with client-go's conflict retry; a Node that
+//!   gained a value meanwhile keeps it and the block taken for it is freed;
 //! - allocation continues after the last block given (wrapping), so a released block is reused
 //!   only once the blocks after it are used, like upstream's cidrset.
 

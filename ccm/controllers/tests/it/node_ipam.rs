@@ -125,3 +125,21 @@ async fn stray_cidr_is_reported_and_exhaustion_waits_for_a_release() {
         .unwrap();
     assert_eq!(wait_for_cidrs(&api.client, "b").await, ["10.0.0.0/24"]);
 }
+
+#[tokio::test]
+async fn two_nodes_sharing_a_cidr_are_both_left_unchanged() {
+    let api = KubeApi::start().await;
+    create_node(&api.client, "first", &["10.1.3.0/24"]).await;
+    create_node(&api.client, "second", &["10.1.3.0/24"]).await;
+    spawn_ipam(&api.client, "10.1.0.0/16");
+    create_node(&api.client, "fresh", &[]).await;
+
+    assert_eq!(wait_for_cidrs(&api.client, "fresh").await, ["10.1.0.0/24"]);
+    let overlap = warnings(&api.client, "second", "PodCIDRConflict").await;
+    assert_eq!(
+        overlap,
+        ["podCIDR 10.1.3.0/24 overlaps node first; left unchanged"]
+    );
+    assert_eq!(pod_cidrs(&api.client, "first").await.1, ["10.1.3.0/24"]);
+    assert_eq!(pod_cidrs(&api.client, "second").await.1, ["10.1.3.0/24"]);
+}
