@@ -8,7 +8,7 @@ pub const DEFAULT_MASK_IPV4: u8 = 24;
 /// Default `--node-cidr-mask-size-ipv6` (anchor-ccm.md 1.3).
 pub const DEFAULT_MASK_IPV6: u8 = 64;
 /// Largest difference between node mask and cluster prefix, bounding a family to 65536 blocks
-/// **[infer]** (upstream cidrset's limit, as recalled).
+/// (kubernetes `nodeipam/ipam/cidrset/cidr_set.go`, `clusterSubnetMaxDiff`).
 pub const MAX_MASK_DIFF: u8 = 16;
 
 /// Address family of a CIDR; the order of families follows the `--cluster-cidr` flag.

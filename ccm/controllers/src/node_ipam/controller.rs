@@ -20,7 +20,9 @@ use crate::node::event::{EventType, NodeEventRecorder};
 
 /// Event source of node-ipam, as upstream's Azure CCM records it (migration.md).
 pub const EVENT_SOURCE: &str = "cidrAllocator";
-/// Warning reason when no block is free. **[infer]** (recalled reason).
+/// Reason of the Normal Event when no block is free, with upstream's message
+/// `Node <name> status is now: CIDRNotAvailable` (kubernetes `nodeipam/ipam/range_allocator.go`
+/// via `RecordNodeStatusChange`).
 pub const CIDR_NOT_AVAILABLE: &str = "CIDRNotAvailable";
 /// Warning reason when an existing podCIDR is outside the range or overlaps. **[infer]**
 pub const POD_CIDR_CONFLICT: &str = "PodCIDRConflict";
@@ -105,16 +107,13 @@ impl NodeIpamController {
     async fn occupy(&self, node: &Node) {
         let problems = self.allocator().occupy(&node.name_any(), &pod_cidrs(node));
         for problem in problems {
-            self.report(
-                node,
-                POD_CIDR_CONFLICT,
-                &format!("{problem}; left unchanged"),
-            )
-            .await;
+            let message = format!("{problem}; left unchanged");
+            self.report(node, EventType::Warning, POD_CIDR_CONFLICT, &message)
+                .await;
         }
     }
 
-    async fn report(&self, node: &Node, reason: &str, message: &str) {
+    async fn report(&self, node: &Node, type_: EventType, reason: &str, message: &str) {
         let first = self
             .reported
             .lock()
@@ -122,9 +121,7 @@ impl NodeIpamController {
             .insert((node.name_any(), message.to_owned()));
         if first {
             tracing::warn!(node = %node.name_any(), reason, message);
-            self.events
-                .record(node, EventType::Warning, reason, message)
-                .await;
+            self.events.record(node, type_, reason, message).await;
         }
     }
 
@@ -140,7 +137,9 @@ impl NodeIpamController {
         let cidrs = match self.allocate(&name, store).await {
             Ok(cidrs) => cidrs,
             Err(error @ AllocateError::Exhausted { .. }) => {
-                self.report(node, CIDR_NOT_AVAILABLE, &error.to_string())
+                tracing::warn!(node = %name, %error, "no pod CIDR available");
+                let message = format!("Node {name} status is now: {CIDR_NOT_AVAILABLE}");
+                self.report(node, EventType::Normal, CIDR_NOT_AVAILABLE, &message)
                     .await;
                 return Ok(Action::requeue(self.retry));
             }

@@ -10,17 +10,19 @@
 //!   to 24 and `-ipv6` to 64; `--service-cluster-ip-range` is never handed to a node;
 //! - a Node's podCIDRs are in the order of the `--cluster-cidr` flag; events come from component
 //!   `cidrAllocator` (migration.md, event components);
+//! - exhaustion records upstream's Normal Event `CIDRNotAvailable`, message
+//!   `Node <name> status is now: CIDRNotAvailable`, and is retried (kubernetes
+//!   `pkg/controller/nodeipam/ipam/range_allocator.go`, `RecordNodeStatusChange`);
+//! - a node mask more than 16 bits longer than the cluster prefix is refused (kubernetes
+//!   `pkg/controller/nodeipam/ipam/cidrset/cidr_set.go`, `clusterSubnetMaxDiff = 16`);
 //! - exactly one allocator may own IPAM (migration.md P12): existing podCIDRs are never changed.
 //!
 //! Inferred **[infer]**:
-//! - a node mask more than 16 bits longer than the cluster prefix is refused (upstream cidrset's
-//!   limit, as recalled);
 //! - a CIDR flag entry with host bits set is refused;
 //! - a Node whose podCIDR is invalid, outside `--cluster-cidr` or overlapping another Node's or the
 //!   service range is left untouched with a Warning Event, reason `PodCIDRConflict`, naming the
 //!   cause (upstream only occupies what it can and logs); its valid, non-overlapping entries are
 //!   still recorded as used; of two Nodes sharing a podCIDR, the one listed first keeps the block;
-//! - exhaustion is a Warning Event `CIDRNotAvailable` on the Node (recalled reason) and a retry;
 //! - a deleted Node's blocks are freed when it is gone from the controller's cache, checked before
 //!   each allocation (so a deletion missed across a relist is freed as well);
 //! - podCIDRs are written by get-modify-replace with client-go's conflict retry; a Node that
