@@ -10,4 +10,5 @@
 pub mod leader;
 pub mod migration;
 pub mod node;
+pub mod node_ipam;
 pub mod node_lifecycle;

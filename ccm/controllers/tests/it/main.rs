@@ -6,5 +6,6 @@ mod kube_api;
 mod memory_cloud;
 mod migration;
 mod node_controllers;
+mod node_ipam;
 mod proxy;
 mod run_log;

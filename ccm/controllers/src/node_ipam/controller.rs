@@ -1,0 +1,224 @@
+//! The node-ipam controller's effects: occupy existing podCIDRs at start, give each Node without
+//! one a block per family, release on deletion, and report conflicts and exhaustion as Events.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Node;
+use kube::api::{Api, ListParams, PostParams};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::Store;
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+
+use super::allocator::{AllocateError, RangeAllocator};
+use super::config::IpamConfig;
+use crate::node::conflict::retry_on_conflict;
+use crate::node::event::{EventType, NodeEventRecorder};
+
+/// Event source of node-ipam, as upstream's Azure CCM records it (migration.md).
+pub const EVENT_SOURCE: &str = "cidrAllocator";
+/// Reason of the Normal Event when no block is free, with upstream's message
+/// `Node <name> status is now: CIDRNotAvailable` (kubernetes `nodeipam/ipam/range_allocator.go`
+/// via `RecordNodeStatusChange`).
+pub const CIDR_NOT_AVAILABLE: &str = "CIDRNotAvailable";
+/// Warning reason when an existing podCIDR is outside the range or overlaps. **[infer]**
+pub const POD_CIDR_CONFLICT: &str = "PodCIDRConflict";
+
+/// Why a sync failed (it is retried).
+#[derive(Debug, thiserror::Error)]
+pub enum IpamError {
+    /// A Kubernetes API call failed.
+    #[error("kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+    /// No free block.
+    #[error(transparent)]
+    Allocate(#[from] AllocateError),
+}
+
+/// Allocates pod CIDRs to Nodes (`--allocate-node-cidrs`), never changing an existing one.
+pub struct NodeIpamController {
+    nodes: Api<Node>,
+    allocator: Mutex<RangeAllocator>,
+    events: NodeEventRecorder,
+    /// Problems already reported, so a requeue records no duplicate Event.
+    reported: Mutex<HashSet<(String, String)>>,
+    /// Delay before retrying a failed allocation.
+    retry: Duration,
+}
+
+impl NodeIpamController {
+    /// A controller over `client` for the validated flags; `retry` paces retries after exhaustion.
+    pub fn new(client: Client, config: &IpamConfig, retry: Duration) -> Self {
+        Self {
+            nodes: Api::all(client.clone()),
+            allocator: Mutex::new(RangeAllocator::new(config)),
+            events: NodeEventRecorder::new(client, EVENT_SOURCE),
+            reported: Mutex::new(HashSet::new()),
+            retry,
+        }
+    }
+
+    fn allocator(&self) -> std::sync::MutexGuard<'_, RangeAllocator> {
+        self.allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Occupies every existing podCIDR, then runs until the watch ends.
+    pub async fn run(self) -> Result<(), kube::Error> {
+        for node in self.nodes.list(&ListParams::default()).await? {
+            self.occupy(&node).await;
+        }
+        let this = Arc::new(self);
+        let controller = Controller::new(this.nodes.clone(), watcher::Config::default());
+        let store = controller.store();
+        controller
+            .run(
+                move |node, ctx: Arc<Self>| {
+                    let store = store.clone();
+                    async move { ctx.sync(&node, &store).await }
+                },
+                |node, error, ctx: Arc<Self>| {
+                    tracing::warn!(node = %node.name_any(), %error, "node-ipam sync failed");
+                    Action::requeue(ctx.retry)
+                },
+                this,
+            )
+            .for_each(|_| async {})
+            .await;
+        Ok(())
+    }
+
+    fn release(&self, name: &str) {
+        let freed = self.allocator().release(name);
+        if !freed.is_empty() {
+            tracing::info!(node = name, ?freed, "released pod CIDRs of deleted node");
+        }
+        self.reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(node, _)| node != name);
+    }
+
+    /// Records a node's podCIDRs as used; each new problem becomes one Warning Event.
+    async fn occupy(&self, node: &Node) {
+        let problems = self.allocator().occupy(&node.name_any(), &pod_cidrs(node));
+        for problem in problems {
+            let message = format!("{problem}; left unchanged");
+            self.report(node, EventType::Warning, POD_CIDR_CONFLICT, &message)
+                .await;
+        }
+    }
+
+    async fn report(&self, node: &Node, type_: EventType, reason: &str, message: &str) {
+        let first = self
+            .reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((node.name_any(), message.to_owned()));
+        if first {
+            tracing::warn!(node = %node.name_any(), reason, message);
+            self.events.record(node, type_, reason, message).await;
+        }
+    }
+
+    async fn sync(&self, node: &Node, store: &Store<Node>) -> Result<Action, IpamError> {
+        if node.metadata.deletion_timestamp.is_some() {
+            return Ok(Action::await_change());
+        }
+        if !pod_cidrs(node).is_empty() {
+            self.occupy(node).await;
+            return Ok(Action::await_change());
+        }
+        let name = node.name_any();
+        let cidrs = match self.allocate(&name, store).await {
+            Ok(cidrs) => cidrs,
+            Err(error @ AllocateError::Exhausted { .. }) => {
+                tracing::warn!(node = %name, %error, "no pod CIDR available");
+                let message = format!("Node {name} status is now: {CIDR_NOT_AVAILABLE}");
+                self.report(node, EventType::Normal, CIDR_NOT_AVAILABLE, &message)
+                    .await;
+                return Ok(Action::requeue(self.retry));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let values: Vec<String> = cidrs.iter().map(ToString::to_string).collect();
+        match self.write(&name, &values).await {
+            Ok(Some(existing)) => {
+                // Someone set a value first: keep theirs, free ours.
+                self.allocator().release(&name);
+                self.occupy(&existing).await;
+            }
+            Ok(None) => tracing::info!(node = %name, cidrs = ?values, "allocated pod CIDRs"),
+            Err(error) => {
+                self.allocator().release(&name);
+                return Err(error.into());
+            }
+        }
+        Ok(Action::await_change())
+    }
+
+    /// Frees the blocks of nodes gone from the (synced) cache, then allocates: deletions are
+    /// seen as absences, so one missed across a relist is freed too.
+    async fn allocate(
+        &self,
+        name: &str,
+        store: &Store<Node>,
+    ) -> Result<Vec<ipnet::IpNet>, AllocateError> {
+        if store.wait_until_ready().await.is_ok() {
+            let live: HashSet<String> = store.state().iter().map(|n| n.name_any()).collect();
+            let gone: Vec<String> = self
+                .allocator()
+                .holders()
+                .filter(|n| !live.contains(*n))
+                .map(str::to_owned)
+                .collect();
+            for node in gone {
+                self.release(&node);
+            }
+        }
+        let mut allocator = self.allocator();
+        match allocator.allocate(name) {
+            // Held from an earlier attempt whose write failed: reuse it.
+            Err(AllocateError::AlreadyAllocated(_)) => Ok(allocator
+                .cidrs_of(name)
+                .map(<[_]>::to_vec)
+                .unwrap_or_default()),
+            other => other,
+        }
+    }
+
+    /// Writes `spec.podCIDR(s)` by get-modify-replace (409s rerun the cycle); returns the fresh
+    /// node instead when it already carries a value, which is never overwritten.
+    async fn write(&self, name: &str, values: &[String]) -> Result<Option<Node>, kube::Error> {
+        retry_on_conflict(|| async {
+            let mut fresh = self.nodes.get(name).await?;
+            if !pod_cidrs(&fresh).is_empty() {
+                return Ok(Some(fresh));
+            }
+            let spec = fresh.spec.get_or_insert_with(Default::default);
+            spec.pod_cidr = values.first().cloned();
+            spec.pod_cidrs = Some(values.to_vec());
+            self.nodes
+                .replace(name, &PostParams::default(), &fresh)
+                .await?;
+            Ok(None)
+        })
+        .await
+    }
+}
+
+/// A node's podCIDRs: `spec.podCIDRs`, or the single `spec.podCIDR` of older writers.
+fn pod_cidrs(node: &Node) -> Vec<String> {
+    let Some(spec) = &node.spec else {
+        return Vec::new();
+    };
+    match (&spec.pod_cidrs, &spec.pod_cidr) {
+        (Some(list), _) if !list.is_empty() => list.clone(),
+        (_, Some(single)) if !single.is_empty() => vec![single.clone()],
+        _ => Vec::new(),
+    }
+}
