@@ -109,7 +109,7 @@ fn network_unavailable(node: &Node) -> Option<(String, Option<String>)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_routes_marks_the_network_unavailable_at_initialisation() {
-    let fake = FakeAzure::start(&example("small.yaml"));
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let (node_name, imds_url) = agent_node(&fake);
     let nodes: Api<Node> = Api::all(api.client().await);
@@ -142,7 +142,7 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
     assert_ne!(small, tagged, "small.yaml changed shape");
     let topology = dir.path().join("small-tagged.yaml");
     std::fs::write(&topology, tagged).expect("write topology");
-    let fake = FakeAzure::start(&topology);
+    let fake = FakeAzure::start(&topology, &[]);
     let api = ApiServer::start();
     let (node_name, imds_url) = agent_node(&fake);
     let nodes: Api<Node> = Api::all(api.client().await);
@@ -201,7 +201,7 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
     let other = nodes.get("other-node").await.expect("get other node");
     assert!(!is_initialised(&other), "{other:?}");
 
-    let journal = fake.journal().await;
+    let journal = entries(&fake).await;
     let surface = |e: &serde_json::Value| e["surface"].as_str().unwrap_or_default().to_owned();
     let imds = journal.iter().filter(|e| surface(e) == "imds").count();
     assert!(imds > 0, "no IMDS request journaled: {journal:?}");
@@ -223,7 +223,7 @@ async fn initialises_its_node_from_imds_with_zero_arm_requests_and_exits_on_sigt
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arm_mode_resolves_the_node_by_its_name_from_cloud_config() {
-    let fake = FakeAzure::start(&example("small.yaml"));
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let (node_name, _) = agent_node(&fake);
     let dir = tempfile::tempdir().expect("tempdir");
@@ -267,7 +267,7 @@ async fn arm_mode_resolves_the_node_by_its_name_from_cloud_config() {
         label(&node, "node.kubernetes.io/instance-type"),
         Some("Standard_D4s_v3")
     );
-    let journal = fake.journal().await;
+    let journal = entries(&fake).await;
     let surface = |e: &serde_json::Value| e["surface"].as_str().unwrap_or_default().to_owned();
     assert!(journal.iter().any(|e| surface(e) == "arm"), "{journal:?}");
     assert!(!journal.iter().any(|e| surface(e) == "imds"), "{journal:?}");
@@ -425,4 +425,12 @@ async fn bad_input_writes_nothing_to_kubernetes() {
         before.metadata.resource_version,
         after.metadata.resource_version
     );
+}
+
+/// The fake's journal entries.
+async fn entries(fake: &FakeAzure) -> Vec<serde_json::Value> {
+    fake.journal().await["entries"]
+        .as_array()
+        .expect("journal entries")
+        .clone()
 }
