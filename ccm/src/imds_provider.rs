@@ -14,12 +14,9 @@
 use ccm_azure::cache::ReadMode;
 use ccm_azure::imds::document::Compute;
 use ccm_azure::imds::{ImdsClient, ImdsError};
-use ccm_cloud::{
-    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, Provider, Retry, Route, Routes, Zone,
-    Zones,
-};
+use ccm_cloud::{CloudError, InstanceMetadata, InstancesV2, NotOffered, Provider, Retry};
 use ccm_names::labels::{INTERCONNECT_GROUP, SUB_FAULT_DOMAIN};
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use k8s_openapi::api::core::v1::Node;
 use kube::ResourceExt;
 use std::collections::BTreeMap;
 
@@ -127,6 +124,34 @@ pub fn node_manager_labels(compute: &Compute) -> BTreeMap<String, String> {
     labels
 }
 
+impl Provider for ImdsProvider {
+    type Error = ImdsError;
+    type Instances = ImdsInstances;
+    type Zones = NotOffered<ImdsError>;
+    type LoadBalancer = NotOffered<ImdsError>;
+    type Routes = NotOffered<ImdsError>;
+
+    fn provider_name(&self) -> &'static str {
+        "azure"
+    }
+
+    fn instances_v2(&self) -> Option<&ImdsInstances> {
+        Some(&self.instances)
+    }
+
+    fn zones(&self) -> Option<&NotOffered<ImdsError>> {
+        None
+    }
+
+    fn load_balancer(&self) -> Option<&NotOffered<ImdsError>> {
+        None
+    }
+
+    fn routes(&self) -> Option<&NotOffered<ImdsError>> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,115 +180,5 @@ mod tests {
             labels.get(INTERCONNECT_GROUP).map(String::as_str),
             Some("ig-7")
         );
-    }
-}
-
-/// The interfaces an IMDS-only provider cannot offer; never handed out.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NotOffered;
-
-fn no<T>(operation: &'static str) -> Result<T, CloudError<ImdsError>> {
-    Err(CloudError::NotImplemented { operation })
-}
-
-impl Zones for NotOffered {
-    type Error = ImdsError;
-
-    async fn get_zone(&self) -> Result<Zone, CloudError<ImdsError>> {
-        no("Zones::get_zone")
-    }
-
-    async fn get_zone_by_provider_id(&self, _: &str) -> Result<Zone, CloudError<ImdsError>> {
-        no("Zones::get_zone_by_provider_id")
-    }
-
-    async fn get_zone_by_node_name(&self, _: &str) -> Result<Zone, CloudError<ImdsError>> {
-        no("Zones::get_zone_by_node_name")
-    }
-}
-
-impl LoadBalancer for NotOffered {
-    type Error = ImdsError;
-
-    async fn get_load_balancer(
-        &self,
-        _: &str,
-        _: &Service,
-    ) -> Result<(LoadBalancerStatus, bool), CloudError<ImdsError>> {
-        no("LoadBalancer::get_load_balancer")
-    }
-
-    fn get_load_balancer_name(&self, _: &str, _: &Service) -> String {
-        String::new()
-    }
-
-    async fn ensure_load_balancer(
-        &self,
-        _: &str,
-        _: &Service,
-        _: &[Node],
-    ) -> Result<LoadBalancerStatus, CloudError<ImdsError>> {
-        no("LoadBalancer::ensure_load_balancer")
-    }
-
-    async fn update_load_balancer(
-        &self,
-        _: &str,
-        _: &Service,
-        _: &[Node],
-    ) -> Result<(), CloudError<ImdsError>> {
-        no("LoadBalancer::update_load_balancer")
-    }
-
-    async fn ensure_load_balancer_deleted(
-        &self,
-        _: &str,
-        _: &Service,
-    ) -> Result<(), CloudError<ImdsError>> {
-        no("LoadBalancer::ensure_load_balancer_deleted")
-    }
-}
-
-impl Routes for NotOffered {
-    type Error = ImdsError;
-
-    async fn list_routes(&self, _: &str) -> Result<Vec<Route>, CloudError<ImdsError>> {
-        no("Routes::list_routes")
-    }
-
-    async fn create_route(&self, _: &str, _: &str, _: &Route) -> Result<(), CloudError<ImdsError>> {
-        no("Routes::create_route")
-    }
-
-    async fn delete_route(&self, _: &str, _: &Route) -> Result<(), CloudError<ImdsError>> {
-        no("Routes::delete_route")
-    }
-}
-
-impl Provider for ImdsProvider {
-    type Error = ImdsError;
-    type Instances = ImdsInstances;
-    type Zones = NotOffered;
-    type LoadBalancer = NotOffered;
-    type Routes = NotOffered;
-
-    fn provider_name(&self) -> &'static str {
-        "azure"
-    }
-
-    fn instances_v2(&self) -> Option<&ImdsInstances> {
-        Some(&self.instances)
-    }
-
-    fn zones(&self) -> Option<&NotOffered> {
-        None
-    }
-
-    fn load_balancer(&self) -> Option<&NotOffered> {
-        None
-    }
-
-    fn routes(&self) -> Option<&NotOffered> {
-        None
     }
 }

@@ -28,6 +28,7 @@
 pub mod error;
 pub mod instances;
 pub mod load_balancer;
+pub mod not_offered;
 pub mod provider;
 pub mod routes;
 pub mod zones;
@@ -35,6 +36,7 @@ pub mod zones;
 pub use error::{CloudError, Retry};
 pub use instances::{InstanceMetadata, InstancesV2};
 pub use load_balancer::LoadBalancer;
+pub use not_offered::NotOffered;
 pub use provider::Provider;
 pub use routes::{Route, Routes};
 pub use zones::{Zone, Zones};

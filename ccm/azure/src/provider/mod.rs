@@ -2,11 +2,9 @@
 //! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]) and zones
 //! ([`crate::zones`]); load balancers and routes are not offered yet (`None`).
 
-mod unsupported;
-
 use std::sync::Arc;
 
-use ccm_cloud::Provider;
+use ccm_cloud::{NotOffered, Provider};
 
 use crate::arm::api_versions::CloudFlavor;
 use crate::arm::{ArmClient, ArmClientOptions, ArmError};
@@ -16,8 +14,6 @@ use crate::credential::{CredentialError, CredentialOptions, Credentials};
 use crate::instances::{AzureInstances, InstanceError, NodeReads};
 use crate::metrics::ArmMetrics;
 use crate::zones::AzureZones;
-
-pub use unsupported::Unsupported;
 
 /// What the binaries decide besides azure.json.
 #[derive(Clone)]
@@ -116,8 +112,8 @@ impl Provider for AzureProvider {
     type Error = InstanceError;
     type Instances = AzureInstances;
     type Zones = AzureZones;
-    type LoadBalancer = Unsupported;
-    type Routes = Unsupported;
+    type LoadBalancer = NotOffered<InstanceError>;
+    type Routes = NotOffered<InstanceError>;
 
     fn provider_name(&self) -> &'static str {
         "azure"
@@ -131,11 +127,11 @@ impl Provider for AzureProvider {
         Some(&self.zones)
     }
 
-    fn load_balancer(&self) -> Option<&Unsupported> {
+    fn load_balancer(&self) -> Option<&NotOffered<InstanceError>> {
         None
     }
 
-    fn routes(&self) -> Option<&Unsupported> {
+    fn routes(&self) -> Option<&NotOffered<InstanceError>> {
         None
     }
 }

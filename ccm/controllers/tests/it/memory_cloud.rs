@@ -4,11 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use ccm_cloud::{
-    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, Provider, Retry, Route, Routes, Zone,
-    Zones,
-};
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use ccm_cloud::{CloudError, InstanceMetadata, InstancesV2, NotOffered, Provider, Retry};
+use k8s_openapi::api::core::v1::Node;
 use kube::ResourceExt;
 
 /// The memory cloud's error.
@@ -112,69 +109,12 @@ impl InstancesV2 for MemoryCloud {
     }
 }
 
-/// Stand-in for the interfaces these tests never call.
-pub struct Unsupported;
-
-fn unsupported<T>(operation: &'static str) -> Result<T> {
-    Err(CloudError::NotImplemented { operation })
-}
-
-impl Zones for Unsupported {
-    type Error = MemoryError;
-    async fn get_zone(&self) -> Result<Zone> {
-        unsupported("Zones::get_zone")
-    }
-    async fn get_zone_by_provider_id(&self, _: &str) -> Result<Zone> {
-        unsupported("Zones::get_zone_by_provider_id")
-    }
-    async fn get_zone_by_node_name(&self, _: &str) -> Result<Zone> {
-        unsupported("Zones::get_zone_by_node_name")
-    }
-}
-
-impl LoadBalancer for Unsupported {
-    type Error = MemoryError;
-    async fn get_load_balancer(&self, _: &str, _: &Service) -> Result<(LoadBalancerStatus, bool)> {
-        unsupported("LoadBalancer::get_load_balancer")
-    }
-    fn get_load_balancer_name(&self, _: &str, _: &Service) -> String {
-        String::new()
-    }
-    async fn ensure_load_balancer(
-        &self,
-        _: &str,
-        _: &Service,
-        _: &[Node],
-    ) -> Result<LoadBalancerStatus> {
-        unsupported("LoadBalancer::ensure_load_balancer")
-    }
-    async fn update_load_balancer(&self, _: &str, _: &Service, _: &[Node]) -> Result<()> {
-        unsupported("LoadBalancer::update_load_balancer")
-    }
-    async fn ensure_load_balancer_deleted(&self, _: &str, _: &Service) -> Result<()> {
-        unsupported("LoadBalancer::ensure_load_balancer_deleted")
-    }
-}
-
-impl Routes for Unsupported {
-    type Error = MemoryError;
-    async fn list_routes(&self, _: &str) -> Result<Vec<Route>> {
-        unsupported("Routes::list_routes")
-    }
-    async fn create_route(&self, _: &str, _: &str, _: &Route) -> Result<()> {
-        unsupported("Routes::create_route")
-    }
-    async fn delete_route(&self, _: &str, _: &Route) -> Result<()> {
-        unsupported("Routes::delete_route")
-    }
-}
-
 impl Provider for MemoryCloud {
     type Error = MemoryError;
     type Instances = MemoryCloud;
-    type Zones = Unsupported;
-    type LoadBalancer = Unsupported;
-    type Routes = Unsupported;
+    type Zones = NotOffered<MemoryError>;
+    type LoadBalancer = NotOffered<MemoryError>;
+    type Routes = NotOffered<MemoryError>;
 
     fn provider_name(&self) -> &'static str {
         "memory"
