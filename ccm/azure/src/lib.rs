@@ -12,6 +12,7 @@ pub mod config;
 pub mod credential;
 pub mod imds;
 pub mod instances;
+pub mod loadbalancer;
 pub mod metrics;
 pub mod provider;
 pub mod throttle;

@@ -1,0 +1,11 @@
+//! Service load balancers (issue 11): the Azure side of `ccm_cloud::LoadBalancer`.
+//!
+//! Layout: [`service`] parses a Service once into an [`LbService`]; [`names`] derives every Azure
+//! name from it; pure plans compute the desired LB, public IP and NSG documents from
+//! (Service, nodes, config, current ARM state); a thin executor reads the current state once and
+//! writes only what differs, in upstream's order (anchor-ccm.md §4.1).
+
+pub mod names;
+pub mod service;
+
+pub use service::{IpFamily, LbPort, LbService, PerFamily, Protocol, ServiceKey};
