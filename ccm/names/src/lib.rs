@@ -11,6 +11,7 @@ pub mod labels;
 pub mod leases;
 pub mod metadata_key;
 pub mod node_annotations;
+pub mod resource_tags;
 pub mod service_annotations;
 pub mod taints;
 

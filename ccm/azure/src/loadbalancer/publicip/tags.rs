@@ -1,0 +1,193 @@
+//! Public IP tags: who uses a managed PIP (`k8s-azure-service`), which cluster made it, who owns its
+//! DNS label, read under the current or the legacy keys; and the tag reconcile every managed
+//! resource shares (configured tags added or overwritten, others removed only under `systemTags`).
+
+use std::collections::BTreeMap;
+
+use ccm_names::resource_tags::{
+    CLUSTER_NAME, DNS_LABEL_SERVICE, LEGACY_CLUSTER_NAME, LEGACY_DNS_LABEL_SERVICE, LEGACY_SERVICE,
+    SERVICE,
+};
+
+/// Tags as ARM returns them.
+pub type Tags = BTreeMap<String, String>;
+
+/// The value under `key`, else under `legacy`; empty values count as absent.
+fn current_or_legacy<'a>(tags: &'a Tags, key: &str, legacy: &str) -> Option<&'a str> {
+    tags.get(key)
+        .or_else(|| tags.get(legacy))
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
+}
+
+/// The raw service-tag value (`ns/a,ns/b`), current key first.
+pub fn service_tag(tags: &Tags) -> Option<&str> {
+    current_or_legacy(tags, SERVICE, LEGACY_SERVICE)
+}
+
+/// Services listed in the service tag, trimmed, empty items dropped.
+pub fn services(tags: &Tags) -> Vec<String> {
+    service_tag(tags)
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True when `service` (`ns/name`) is listed, compared case-insensitively as upstream does.
+pub fn lists_service(tags: &Tags, service: &str) -> bool {
+    services(tags)
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(service))
+}
+
+/// The cluster tag, current key first.
+pub fn cluster(tags: &Tags) -> Option<&str> {
+    current_or_legacy(tags, CLUSTER_NAME, LEGACY_CLUSTER_NAME)
+}
+
+/// The Service owning the DNS label, current key first.
+pub fn dns_owner(tags: &Tags) -> Option<&str> {
+    current_or_legacy(tags, DNS_LABEL_SERVICE, LEGACY_DNS_LABEL_SERVICE)
+}
+
+/// Writes the service list under the current key and drops the legacy one [infer: upstream's
+/// bind keeps one list; writing it under the new key while the legacy key remains would leave
+/// two lists that disagree after the next unbind].
+pub fn set_services(tags: &mut Tags, services: &[String]) {
+    tags.insert(SERVICE.to_string(), services.join(","));
+    tags.remove(LEGACY_SERVICE);
+}
+
+/// Adds `service` to the list (kept in the order services joined); true when it was missing.
+pub fn bind(tags: &mut Tags, service: &str) -> bool {
+    let mut list = services(tags);
+    if list.iter().any(|s| s.eq_ignore_ascii_case(service)) {
+        if tags.contains_key(LEGACY_SERVICE) && !tags.contains_key(SERVICE) {
+            set_services(tags, &list);
+            return true;
+        }
+        return false;
+    }
+    list.push(service.to_string());
+    set_services(tags, &list);
+    true
+}
+
+/// Removes `service` from the list and releases the DNS label tags it holds.
+pub fn unbind(tags: &mut Tags, service: &str) {
+    let list: Vec<String> = services(tags)
+        .into_iter()
+        .filter(|s| !s.eq_ignore_ascii_case(service))
+        .collect();
+    set_services(tags, &list);
+    if dns_owner(tags).is_some_and(|owner| owner.eq_ignore_ascii_case(service)) {
+        tags.remove(DNS_LABEL_SERVICE);
+        tags.remove(LEGACY_DNS_LABEL_SERVICE);
+    }
+}
+
+/// Claims the DNS label for `service`.
+pub fn set_dns_owner(tags: &mut Tags, service: &str) {
+    tags.insert(DNS_LABEL_SERVICE.to_string(), service.to_string());
+}
+
+/// Makes `current` carry every `expected` tag (keys matched case-insensitively, values compared
+/// case-insensitively as upstream does); with `system_tags` set, also removes keys that are
+/// neither expected nor under one of its prefixes. True when anything changed.
+pub fn reconcile(current: &mut Tags, expected: &Tags, system_tags: &[String]) -> bool {
+    let mut changed = false;
+    for (key, value) in expected {
+        let existing = current
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(key))
+            .cloned();
+        match existing {
+            Some(k) => {
+                if !current[&k].eq_ignore_ascii_case(value) {
+                    current.insert(k, value.clone());
+                    changed = true;
+                }
+            }
+            None => {
+                current.insert(key.clone(), value.clone());
+                changed = true;
+            }
+        }
+    }
+    if !system_tags.is_empty() {
+        let doomed: Vec<String> = current
+            .keys()
+            .filter(|k| !expected.keys().any(|e| e.eq_ignore_ascii_case(k)))
+            .filter(|k| {
+                !system_tags.iter().any(|prefix| {
+                    k.to_ascii_lowercase()
+                        .starts_with(&prefix.to_ascii_lowercase())
+                })
+            })
+            .cloned()
+            .collect();
+        for key in doomed {
+            current.remove(&key);
+            changed = true;
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(pairs: &[(&str, &str)]) -> Tags {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn legacy_keys_are_read_when_current_ones_are_absent() {
+        let t = tags(&[
+            ("service", "ns/a, ns/b"),
+            ("kubernetes-cluster-name", "k8s"),
+            ("kubernetes-dns-label-service", "ns/a"),
+        ]);
+        assert_eq!(services(&t), vec!["ns/a", "ns/b"]);
+        assert_eq!(cluster(&t), Some("k8s"));
+        assert_eq!(dns_owner(&t), Some("ns/a"));
+        assert!(lists_service(&t, "NS/B"));
+    }
+
+    #[test]
+    fn bind_and_unbind_keep_one_list_under_the_current_key() {
+        let mut t = tags(&[("service", "ns/a")]);
+        assert!(bind(&mut t, "ns/b"));
+        assert_eq!(t, tags(&[("k8s-azure-service", "ns/a,ns/b")]));
+        assert!(!bind(&mut t, "ns/a"));
+        set_dns_owner(&mut t, "ns/a");
+        unbind(&mut t, "ns/a");
+        assert_eq!(t, tags(&[("k8s-azure-service", "ns/b")]));
+        unbind(&mut t, "ns/b");
+        assert_eq!(services(&t), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reconcile_adds_and_overwrites_and_removes_only_under_system_tags() {
+        let mut t = tags(&[("Owner", "ALICE"), ("keep", "1"), ("aks-managed-x", "y")]);
+        let expected = tags(&[("owner", "alice"), ("team", "net")]);
+        assert!(reconcile(&mut t, &expected, &[]));
+        assert_eq!(t.get("Owner").map(String::as_str), Some("ALICE"));
+        assert_eq!(t.get("team").map(String::as_str), Some("net"));
+        assert!(!reconcile(&mut t, &expected, &[]));
+        assert!(reconcile(&mut t, &expected, &["aks-managed".to_string()]));
+        assert_eq!(
+            t,
+            tags(&[("Owner", "ALICE"), ("team", "net"), ("aks-managed-x", "y")])
+        );
+    }
+}
