@@ -6,7 +6,9 @@
 //! writes only what differs, in upstream's order (anchor-ccm.md §4.1).
 
 pub mod names;
+pub mod network_io;
 pub mod publicip;
 pub mod service;
+pub mod settings;
 
 pub use service::{IpFamily, LbPort, LbService, PerFamily, Protocol, ServiceKey};
