@@ -74,6 +74,28 @@ where
         }
     }
 
+    /// The same classification over another source type (a provider wrapping its parts' errors).
+    pub fn map_source<F>(self, wrap: impl FnOnce(E) -> F) -> CloudError<F>
+    where
+        F: std::error::Error + 'static,
+    {
+        match self {
+            Self::InstanceNotFound => CloudError::InstanceNotFound,
+            Self::NotImplemented { operation } => CloudError::NotImplemented { operation },
+            Self::Throttled {
+                retry_after,
+                source,
+            } => CloudError::Throttled {
+                retry_after,
+                source: wrap(source),
+            },
+            Self::Provider { retry, source } => CloudError::Provider {
+                retry,
+                source: wrap(source),
+            },
+        }
+    }
+
     /// True for [`CloudError::InstanceNotFound`]; spelled out for call sites that only branch.
     pub fn is_instance_not_found(&self) -> bool {
         matches!(self, Self::InstanceNotFound)
@@ -116,6 +138,10 @@ mod tests {
             source: Boom,
         };
         assert!(backoff.is_retryable());
+        let wrapped = throttled.map_source(|b| std::io::Error::other(b.to_string()));
+        assert_eq!(wrapped.retry_after(), Some(Duration::from_secs(7)));
+        let wrapped = never.map_source(|b| std::io::Error::other(b.to_string()));
+        assert!(!wrapped.is_retryable());
         assert_eq!(backoff.retry_after(), None);
         let after = CloudError::Provider {
             retry: Retry::After(Duration::from_secs(3)),
