@@ -6,9 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::priority::{Band, Priorities};
-use super::rule_fields::{
-    set_many, set_one_or_many, set_single, set_str, sorted_union, values,
-};
+use super::rule_fields::{set_many, set_one_or_many, set_single, set_str, sorted_union, values};
 use super::rule_name::{MANAGED_PREFIX, is_legacy_service_rule, is_legacy_shared_rule};
 use super::wanted::{WantedKind, WantedRule, destinations_by_family, wanted_rules};
 use super::{
@@ -221,7 +219,9 @@ pub fn plan(
     let mut prunable: BTreeSet<String> = BTreeSet::new();
     if mode == Mode::Remove {
         for rule in &mut rules {
-            let Some(name) = rule.name.clone() else { continue };
+            let Some(name) = rule.name.clone() else {
+                continue;
+            };
             let shared = svc
                 .ports
                 .iter()
@@ -235,8 +235,12 @@ pub fn plan(
 
     // 2. Clean this Service's destinations out of every managed rule.
     for rule in rules.iter_mut().filter(|r| is_managed(r)) {
-        let Some(name) = rule.name.clone() else { continue };
-        let Some(props) = rule.properties.as_mut() else { continue };
+        let Some(name) = rule.name.clone() else {
+            continue;
+        };
+        let Some(props) = rule.properties.as_mut() else {
+            continue;
+        };
         let is_allow = props.access.as_deref() != Some("Deny");
         if is_allow && !has_numeric_ports(props) {
             continue;

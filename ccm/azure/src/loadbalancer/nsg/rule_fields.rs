@@ -52,7 +52,11 @@ pub fn set_one_or_many(
 }
 
 /// Always the plural field, even for one value: how upstream writes allow-rule destination ports.
-pub fn set_many(single: &mut Option<String>, plural: &mut Option<Vec<String>>, values: Vec<String>) {
+pub fn set_many(
+    single: &mut Option<String>,
+    plural: &mut Option<Vec<String>>,
+    values: Vec<String>,
+) {
     write_pair(single, plural, None, Some(values));
 }
 

@@ -34,7 +34,11 @@ pub fn allow_rule_name(
     let mut sources: Vec<&str> = sources.iter().map(String::as_str).collect();
     sources.sort_unstable();
     let ports = port_strings(ports);
-    let input = format!("{arm_protocol}{SEP}{}{SEP}{}", sources.join(","), ports.join(","));
+    let input = format!(
+        "{arm_protocol}{SEP}{}{SEP}{}",
+        sources.join(","),
+        ports.join(",")
+    );
     let digest = Md5::digest(input.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("{MANAGED_PREFIX}{SEP}allow{SEP}{}{SEP}{hex}", family.arm())
