@@ -7,6 +7,7 @@
 
 pub mod names;
 pub mod network_io;
+pub mod nsg;
 pub mod publicip;
 pub mod service;
 pub mod settings;
