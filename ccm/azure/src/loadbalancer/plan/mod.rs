@@ -36,6 +36,8 @@
 //!   no `id` except frontends; new backend pools are `{name, id, properties: {}}`;
 //! - a changed rule / probe is rewritten in place (position and unknown fields kept) where
 //!   upstream drops it and appends a new one: the PUT means the same to ARM;
+//! - a frontend the Service used as secondary (shared IP) goes with the Service's last rule on it
+//!   when nothing else needs it, even though it is named after another Service;
 //! - LB tags: configured keys are added / overwritten (key match ignores ASCII case), others kept.
 
 mod frontends;
@@ -115,6 +117,10 @@ pub enum FrontendSource {
 
 /// The outcome of a plan: what the executor must do to the LB.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one value per reconcile; the lead matches on `Put(LoadBalancer)` directly"
+)]
 pub enum LbChange {
     /// The LB already is what is wanted: no write.
     Unchanged,
@@ -274,6 +280,7 @@ pub fn plan_ensure(
         .properties
         .get_or_insert_with(LoadBalancerProperties::default);
 
+    let used_before = removal::frontends_used_by(props, svc);
     let (mut fips, fips_none) = take(&mut props.frontend_ip_configurations);
     let choices = frontends::ensure_frontends(&mut fips, target, &ids, svc, frontends)?;
     put_back(&mut props.frontend_ip_configurations, fips, fips_none);
@@ -326,7 +333,7 @@ pub fn plan_ensure(
     removal::drop_unused_shared_probe(props);
     ensure_pools(props, target, &ids, svc);
     let keep: Vec<String> = choices.into_iter().map(|c| c.name).collect();
-    removal::prune_frontends(props, svc, &keep);
+    removal::prune_frontends(props, svc, &keep, &used_before);
     Ok(outcome(lb, current))
 }
 
@@ -336,9 +343,10 @@ pub fn plan_remove(current: &LoadBalancer, target: &LbTarget, svc: &LbService) -
     let _ = target;
     let mut lb = current.clone();
     if let Some(props) = lb.properties.as_mut() {
+        let used = removal::frontends_used_by(props, svc);
         removal::drop_rules_and_probes(props, svc);
         removal::drop_unused_shared_probe(props);
-        removal::prune_frontends(props, svc, &[]);
+        removal::prune_frontends(props, svc, &[], &used);
     }
     outcome(lb, Some(current))
 }

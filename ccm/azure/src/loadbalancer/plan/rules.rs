@@ -288,13 +288,12 @@ pub(crate) fn check_conflicts(
             .iter()
             .filter(|r| !owns_name(svc, name_of(r)))
         {
-            if let Some(theirs) = other.properties.as_ref().and_then(listener) {
-                if collide(mine, theirs) {
-                    return Err(LbPlanError::RuleConflict {
-                        rule: name_of(ours).to_string(),
-                        other: name_of(other).to_string(),
-                    });
-                }
+            let theirs = other.properties.as_ref().and_then(listener);
+            if theirs.is_some_and(|theirs| collide(mine, theirs)) {
+                return Err(LbPlanError::RuleConflict {
+                    rule: name_of(ours).to_string(),
+                    other: name_of(other).to_string(),
+                });
             }
         }
         for nat in nat_rules {
