@@ -19,15 +19,24 @@
 //!   differs, a pinned IP is not Static at that address, or an unpinned one is Static; a primary
 //!   frontend under another name is changed too (`isFrontendIPChanged`);
 //! - rule equality ignores the idle timeout unless both sides set one and treats an absent TCP
-//!   reset / outbound-SNAT flag as false (`equalLoadBalancingRulePropertiesFormat`).
+//!   reset / outbound-SNAT flag as false (`equalLoadBalancingRulePropertiesFormat`);
+//! - rule properties: floating IP on, backend port = NodePort with floating IP off or on the
+//!   IPv6 half of an internal Service, idle timeout 4 without annotation, TCP reset on TCP rules
+//!   of standard LBs, `SourceIP` for ClientIP affinity, `disableOutboundSnat` always written;
+//!   the HA-ports rule is named after the first spec port, `All` / 0 / 0 with TCP reset, and
+//!   uses the Local probe or else the first port that yields a probe (named after the HA rule);
+//!   a `Local` Service's rules (UDP too) all use the Local probe; `no_lb_rule` / `no_probe_rule`
+//!   (`getExpectedLBRules`, `getExpectedLoadBalancingRulePropertiesForPort`);
+//! - SCTP rules use transport protocol `All` and get no probe; SCTP needs an internal LB
+//!   (`azure_standard.go` `getProtocolsFromKubernetesProtocol`);
+//! - LB ownership of rules / probes by base-name prefix (`serviceOwnsRule`).
 //!
 //! `[infer]` (not read in upstream source for this version):
-//! - SCTP rules use transport protocol `All`; the HA-ports rule keeps the first port's TCP-reset
-//!   flag and uses the Local probe, else the shared probe, else the first TCP port's probe named
-//!   after the HA rule;
-//! - `Local` Services: every rule (UDP too) uses the Local probe unless the port sets
-//!   `no_probe_rule` or its own probe port; the Local probe takes the Service-wide interval and
-//!   threshold annotations;
+//! - the HA-ports rule takes the `TCP reset off` annotation into account (the version read
+//!   forces it on) and uses the shared probe in shared mode;
+//! - a `Local` Service's port with its own probe-port annotation gets its own probe; the Local
+//!   probe takes the Service-wide interval and threshold annotations (the version read uses the
+//!   defaults);
 //! - shared mode: every rule of a `Cluster` Service (UDP too) uses the shared probe, which stays
 //!   while any rule on the LB uses it;
 //! - rule equality also compares the probe reference, ids compare without ASCII case, and a

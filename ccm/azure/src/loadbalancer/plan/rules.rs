@@ -27,6 +27,9 @@ pub(crate) struct Wanted {
     pub shared_probe: Option<Probe>,
 }
 
+/// Idle timeout of a rule without the idle-timeout annotation (ARM's own default too).
+pub(crate) const DEFAULT_IDLE_TIMEOUT_MINUTES: i64 = 4;
+
 /// ARM transport protocol: SCTP has none of its own, so its rules use `All`.
 fn transport(protocol: Protocol) -> &'static str {
     match protocol {
@@ -61,7 +64,11 @@ fn properties(
         protocol: Some(transport(port.protocol).into()),
         frontend_port: Some(i64::from(port.port)),
         backend_port: Some(i64::from(backend)),
-        idle_timeout_in_minutes: svc.rules.idle_timeout_minutes,
+        idle_timeout_in_minutes: Some(
+            svc.rules
+                .idle_timeout_minutes
+                .unwrap_or(DEFAULT_IDLE_TIMEOUT_MINUTES),
+        ),
         enable_floating_ip: Some(floating),
         enable_tcp_reset: (port.protocol == Protocol::Tcp && standard)
             .then_some(svc.rules.tcp_reset),
@@ -149,12 +156,15 @@ pub(crate) fn wanted_children(
                 .or_else(|| shared_mode.then(|| shared_probe(target))))
         };
         if ha_ports {
-            let Some(first) = ports.first() else { continue };
-            let name = name_for(first);
+            let (Some(first), Some(named)) = (ports.first(), svc.ports.first()) else {
+                continue;
+            };
+            let name = name_for(named);
             let mut props = properties(target, svc, ids, &choice.name, family, first)?;
             props.protocol = Some("All".into());
             props.frontend_port = Some(0);
             props.backend_port = Some(0);
+            props.enable_tcp_reset = Some(svc.rules.tcp_reset);
             let probe = if first.no_probe_rule {
                 None
             } else if let Some(local) = local.clone() {
