@@ -215,3 +215,42 @@ fn configured_tags_are_added_to_an_existing_lb_once() {
         Some("net")
     );
 }
+
+#[test]
+fn internal_services_share_a_frontend_by_pinned_ip() {
+    let mut first = service("first", UID_A, vec![tcp(80, 30080)]);
+    first.internal = true;
+    first.requested_ips.v4 = Some("10.0.0.5".parse().expect("ip"));
+    let mut second = service("second", UID_B, vec![tcp(443, 30443)]);
+    second.internal = true;
+    second.requested_ips.v4 = first.requested_ips.v4;
+    let sources = v4(internal(Some("10.0.0.5")));
+    let lb = ensure(None, &internal_target(), &first, &sources);
+    let lb = ensure(Some(&lb), &internal_target(), &second, &sources);
+    assert_eq!(frontends_of(&lb), vec![first.base_name.clone()]);
+    let shared = super::super::service_frontends(&lb, &second);
+    assert_eq!(shared.len(), 1);
+    assert_eq!(shared[0].name.as_deref(), Some(first.base_name.as_str()));
+    assert_eq!(
+        rules_of(&lb),
+        vec![
+            format!("{}-TCP-80", first.base_name),
+            format!("{}-TCP-443", second.base_name)
+        ]
+    );
+}
+
+#[test]
+fn a_service_switching_away_from_a_shared_frontend_releases_it() {
+    let first = service("first", UID_A, vec![tcp(80, 30080)]);
+    let second = service("second", UID_B, vec![tcp(443, 30443)]);
+    let lb = ensure(None, &target(), &first, &v4(pip("shared")));
+    let lb = ensure(Some(&lb), &target(), &second, &v4(pip("shared")));
+    // The second Service gets its own PIP: its rules move to its own frontend, the first
+    // Service's frontend stays (the first Service still uses it).
+    let lb = ensure(Some(&lb), &target(), &second, &v4(pip("own")));
+    assert_eq!(
+        frontends_of(&lb),
+        vec![first.base_name.clone(), second.base_name.clone()]
+    );
+}

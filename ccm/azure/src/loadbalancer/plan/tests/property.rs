@@ -92,8 +92,14 @@ impl<P> SortByName for Vec<crate::arm::resources::Child<P>> {
 
 proptest! {
     #[test]
-    fn any_history_ends_like_a_fresh_ensure_of_the_final_set(ops in prop::collection::vec(op(), 1..12)) {
-        let target = target();
+    fn any_history_ends_like_a_fresh_ensure_of_the_final_set(
+        ops in prop::collection::vec(op(), 1..12),
+        shared_probe in any::<bool>(),
+    ) {
+        let mut target = target();
+        if shared_probe {
+            target.probe_mode = crate::config::ProbeMode::Shared;
+        }
         let mut state: Option<LoadBalancer> = None;
         let mut last: [Option<bool>; 3] = [None; 3];
         for op in &ops {
