@@ -3,9 +3,10 @@
 //! the LB" or "nothing to do". The executor reads the current LB once and writes only on `Put`.
 //!
 //! Layout: [`frontends`] (one frontend per family, shared-IP reuse, replacement), [`rules`]
-//! (rule properties, HA ports, conflicts, equality), [`probes`] (Local / per-port / shared
-//! probes, equality), [`ownership`] (what belongs to a Service), [`removal`] (dropping a
-//! Service's children), [`merge`] (editing child lists in place), [`ids`] (ARM ids).
+//! (rule properties, HA ports, equality), [`conflicts`] (other owners on the same listener),
+//! [`probes`] (Local / per-port / shared probes, equality), [`pools`] (backend pools exist),
+//! [`ownership`] (what belongs to a Service), [`removal`] (dropping a Service's children),
+//! [`tags`] (config tags on the LB), [`merge`] (editing child lists in place), [`ids`] (ARM ids).
 //!
 //! Verified against upstream (`kubernetes-sigs/cloud-provider-azure`):
 //! - probes carry `intervalInSeconds` + `probeThreshold` (defaults 5 / 2, interval × count
@@ -49,13 +50,16 @@
 //!   when nothing else needs it, even though it is named after another Service;
 //! - LB tags: configured keys are added / overwritten (key match ignores ASCII case), others kept.
 
+mod conflicts;
 mod frontends;
 mod ids;
 mod merge;
 mod ownership;
+mod pools;
 mod probes;
 mod removal;
 mod rules;
+mod tags;
 
 #[cfg(test)]
 mod tests;
@@ -64,18 +68,16 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use crate::arm::resources::Sku;
-use crate::arm::resources::load_balancer::{
-    BackendAddressPool, BackendAddressPoolProperties, LoadBalancer, LoadBalancerProperties,
-};
+use crate::arm::resources::load_balancer::{LoadBalancer, LoadBalancerProperties};
 use crate::config::{LoadBalancerSku, ProbeMode};
-use crate::loadbalancer::names::{SHARED_PROBE_NAME, backend_pool_name};
+use crate::loadbalancer::names::SHARED_PROBE_NAME;
 use crate::loadbalancer::service::{IpFamily, LbService, PerFamily};
 
 pub use ownership::service_frontends;
 
 use ids::LbIds;
 use merge::{ChildRules, put_back, reconcile, take};
-use ownership::{name_of, owns_name};
+use ownership::owns_name;
 
 /// Everything about the load balancer that is not the Service (from config and the lead's
 /// selection of the LB).
@@ -209,48 +211,6 @@ fn new_load_balancer(target: &LbTarget) -> LoadBalancer {
     }
 }
 
-/// Adds / overwrites the configured tags (keys match without ASCII case).
-fn reconcile_tags(lb: &mut LoadBalancer, wanted: &BTreeMap<String, String>) {
-    if wanted.is_empty() {
-        return;
-    }
-    let tags = lb.tags.get_or_insert_with(BTreeMap::new);
-    for (key, value) in wanted {
-        let existing = tags.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned();
-        match existing {
-            Some(k) if tags.get(&k).is_some_and(|v| v.eq_ignore_ascii_case(value)) => {}
-            Some(k) => {
-                tags.insert(k, value.clone());
-            }
-            None => {
-                tags.insert(key.clone(), value.clone());
-            }
-        }
-    }
-}
-
-/// Adds the backend pool of every family the Service uses, empty, when missing.
-fn ensure_pools(
-    props: &mut LoadBalancerProperties,
-    target: &LbTarget,
-    ids: &LbIds,
-    svc: &LbService,
-) {
-    let (mut pools, was_none) = take(&mut props.backend_address_pools);
-    for &family in &svc.families {
-        let name = backend_pool_name(&target.cluster_name, family);
-        if !pools.iter().any(|p| name_of(p).eq_ignore_ascii_case(&name)) {
-            pools.push(BackendAddressPool {
-                id: Some(ids.pool(&name)),
-                name: Some(name),
-                properties: Some(BackendAddressPoolProperties::default()),
-                ..Default::default()
-            });
-        }
-    }
-    put_back(&mut props.backend_address_pools, pools, was_none);
-}
-
 /// The outcome once `lb` is final.
 fn outcome(lb: LoadBalancer, current: Option<&LoadBalancer>) -> LbChange {
     let no_frontend = lb
@@ -284,7 +244,7 @@ pub fn plan_ensure(
     let mut lb = current
         .cloned()
         .unwrap_or_else(|| new_load_balancer(target));
-    reconcile_tags(&mut lb, &target.tags);
+    tags::reconcile_tags(&mut lb, &target.tags);
     let props = lb
         .properties
         .get_or_insert_with(LoadBalancerProperties::default);
@@ -295,7 +255,7 @@ pub fn plan_ensure(
     put_back(&mut props.frontend_ip_configurations, fips, fips_none);
 
     let wanted = rules::wanted_children(target, svc, &ids, &choices)?;
-    rules::check_conflicts(
+    conflicts::check_conflicts(
         svc,
         props.load_balancing_rules.as_deref().unwrap_or_default(),
         props.inbound_nat_rules.as_deref().unwrap_or_default(),
@@ -340,7 +300,7 @@ pub fn plan_ensure(
     put_back(&mut props.load_balancing_rules, rule_list, rules_none);
 
     removal::drop_unused_shared_probe(props);
-    ensure_pools(props, target, &ids, svc);
+    pools::ensure_pools(props, target, &ids, svc);
     let keep: Vec<String> = choices.into_iter().map(|c| c.name).collect();
     removal::prune_frontends(props, svc, &keep, &used_before);
     Ok(outcome(lb, current))
