@@ -2,11 +2,11 @@
 //! functions from (current LB, LB target, parsed Service, frontend sources) to "PUT this", "delete
 //! the LB" or "nothing to do". The executor reads the current LB once and writes only on `Put`.
 //!
-//! Layout: [`frontends`] (one frontend per family, shared-IP reuse, replacement), [`rules`]
-//! (rule properties, HA ports, equality), [`conflicts`] (other owners on the same listener),
-//! [`probes`] (Local / per-port / shared probes, equality), [`pools`] (backend pools exist),
-//! [`ownership`] (what belongs to a Service), [`removal`] (dropping a Service's children),
-//! [`tags`] (config tags on the LB), [`merge`] (editing child lists in place), [`ids`] (ARM ids).
+//! Layout: `frontends` (one frontend per family, shared-IP reuse, replacement), `rules`
+//! (rule properties, HA ports, equality), `conflicts` (other owners on the same listener),
+//! `probes` (Local / per-port / shared probes, equality), `pools` (backend pools exist),
+//! `ownership` (what belongs to a Service), `removal` (dropping a Service's children),
+//! `tags` (config tags on the LB), `merge` (editing child lists in place), `ids` (ARM ids).
 //!
 //! Verified against upstream (`kubernetes-sigs/cloud-provider-azure`):
 //! - probes carry `intervalInSeconds` + `probeThreshold` (defaults 5 / 2, interval × count
