@@ -168,24 +168,28 @@ pub(crate) fn ensure_frontends(
             family,
             svc.is_dual_stack(),
         );
-        let name = if let Some(existing) = fips
-            .iter_mut()
-            .find(|f| name_of(f).eq_ignore_ascii_case(&wanted))
-        {
-            if !matches(existing, source) {
+        let own = fips
+            .iter()
+            .position(|f| name_of(f).eq_ignore_ascii_case(&wanted));
+        let shared = fips
+            .iter()
+            .position(|f| !is_primary(svc, f) && shares(f, source));
+        let name = match (own, shared) {
+            (Some(i), _) if matches(&fips[i], source) => name_of(&fips[i]).to_string(),
+            // Another Service's frontend holds the pinned address: use it; the Service's own
+            // frontend (if any) is pruned once its rules moved.
+            (_, Some(i)) => name_of(&fips[i]).to_string(),
+            (Some(i), None) => {
+                let existing = &mut fips[i];
                 let mut fresh = build(target, ids, name_of(existing), family, source);
                 fresh.id = existing.id.clone().or(fresh.id);
                 *existing = fresh;
+                name_of(existing).to_string()
             }
-            name_of(existing).to_string()
-        } else if let Some(shared) = fips
-            .iter()
-            .find(|f| !is_primary(svc, f) && shares(f, source))
-        {
-            name_of(shared).to_string()
-        } else {
-            fips.push(build(target, ids, &wanted, family, source));
-            wanted
+            (None, None) => {
+                fips.push(build(target, ids, &wanted, family, source));
+                wanted
+            }
         };
         choices.push(FrontendChoice { family, name });
     }

@@ -254,3 +254,22 @@ fn a_service_switching_away_from_a_shared_frontend_releases_it() {
         vec![first.base_name.clone(), second.base_name.clone()]
     );
 }
+
+#[test]
+fn pinning_another_services_pip_moves_to_its_frontend() {
+    let first = service("first", UID_A, vec![tcp(80, 30080)]);
+    let second = service("second", UID_B, vec![tcp(443, 30443)]);
+    let lb = ensure(None, &target(), &first, &v4(pip("shared")));
+    let lb = ensure(Some(&lb), &target(), &second, &v4(pip("own")));
+    // The second Service now pins the first one's PIP: its own frontend goes, no two
+    // frontends hold the same PIP.
+    let lb = ensure(Some(&lb), &target(), &second, &v4(pip("shared")));
+    assert_eq!(frontends_of(&lb), vec![first.base_name.clone()]);
+    assert_eq!(
+        rules_of(&lb),
+        vec![
+            format!("{}-TCP-80", first.base_name),
+            format!("{}-TCP-443", second.base_name)
+        ]
+    );
+}
