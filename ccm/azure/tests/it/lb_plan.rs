@@ -143,3 +143,92 @@ async fn planned_documents_are_accepted_and_replan_to_unchanged() {
         "removing again writes nothing"
     );
 }
+
+#[tokio::test]
+async fn public_local_service_beside_the_outbound_frontend() {
+    use ccm_azure::arm::resources::public_ip_address::PublicIpAddressProperties;
+    use ccm_azure::arm::resources::{PublicIpAddress, Sku};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = FakeAzure::start(&with_reader_app("small.yaml", dir.path()), &[]);
+    let arm = Arm::new(&fake).await;
+    let sub = &fake.subscription;
+    let rg =
+        format!("/subscriptions/{sub}/resourceGroups/k8s-small-rg/providers/Microsoft.Network");
+    let mut svc = internal_service();
+    svc.internal = false;
+    svc.internal_subnet = None;
+    svc.ports = vec![port(Protocol::Tcp, 443, 30443)];
+    svc.local_health_check_node_port = Some(32443);
+
+    let pip_id = format!("{rg}/publicIPAddresses/kubernetes-{}", svc.base_name);
+    let pip = PublicIpAddress {
+        location: Some("eastus".into()),
+        sku: Some(Sku {
+            name: Some("Standard".into()),
+            ..Default::default()
+        }),
+        properties: Some(PublicIpAddressProperties {
+            public_ip_allocation_method: Some("Static".into()),
+            public_ip_address_version: Some("IPv4".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let pip_url = format!(
+        "{pip_id}?api-version={}",
+        ResourceType::PublicIpAddresses.api_version(CloudFlavor::Public)
+    );
+    arm.put_and_wait(&pip_url, &pip, None).await;
+
+    let url = format!(
+        "{rg}/loadBalancers/kubernetes?api-version={}",
+        ResourceType::LoadBalancers.api_version(CloudFlavor::Public)
+    );
+    let target = LbTarget {
+        subscription: sub.clone(),
+        resource_group: "k8s-small-rg".into(),
+        name: "kubernetes".into(),
+        location: "eastus".into(),
+        cluster_name: "kubernetes".into(),
+        sku: LoadBalancerSku::Standard,
+        disable_outbound_snat: false,
+        probe_mode: ProbeMode::ServiceNodePort,
+        shared_probe_port: 10256,
+        shared_probe_path: "/healthz".into(),
+        internal_frontend_zones: Vec::new(),
+        tags: BTreeMap::new(),
+    };
+    let sources = PerFamily {
+        v4: Some(FrontendSource::Public { pip_id }),
+        v6: None,
+    };
+
+    let before: LoadBalancer = round_trip(&arm.get(&url).await, "lb before");
+    let planned = plan_put(plan_ensure(Some(&before), &target, &svc, &sources).expect("plan"));
+    let written = arm
+        .put_and_wait(&url, &planned, planned.etag.as_deref())
+        .await;
+    let after: LoadBalancer = round_trip(&written, "lb after");
+    assert_eq!(
+        plan_ensure(Some(&after), &target, &svc, &sources).expect("replan"),
+        LbChange::Unchanged,
+        "the document ARM returned must plan to no write: {written}"
+    );
+
+    let removed = plan_put(plan_remove(&after, &target, &svc));
+    let written = arm
+        .put_and_wait(&url, &removed, removed.etag.as_deref())
+        .await;
+    let cleaned: LoadBalancer = round_trip(&written, "lb cleaned");
+    let frontends = |lb: &LoadBalancer| -> Vec<String> {
+        lb.properties
+            .as_ref()
+            .and_then(|p| p.frontend_ip_configurations.as_ref())
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.name.clone())
+            .collect()
+    };
+    assert_eq!(frontends(&cleaned), vec!["outbound".to_string()]);
+}
