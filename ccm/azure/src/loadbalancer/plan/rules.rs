@@ -247,6 +247,9 @@ pub(crate) fn rule_update(
 ) {
     current.frontend_ip_configuration = wanted.frontend_ip_configuration.clone();
     current.backend_address_pool = wanted.backend_address_pool.clone();
+    // ARM echoes the single pool as `backendAddressPools` too; a stale copy would contradict
+    // the new `backendAddressPool`, so let ARM derive it again.
+    current.backend_address_pools = None;
     current.probe = wanted.probe.clone();
     current.protocol = wanted.protocol.clone();
     current.frontend_port = wanted.frontend_port;

@@ -157,3 +157,30 @@ fn in_tree_document_keeps_the_outbound_frontend_on_removal() {
         vec!["aksOutbound".to_string()]
     );
 }
+
+#[test]
+fn rewritten_in_tree_rule_keeps_unknown_fields() {
+    let mut svc = service("web", UID_A, vec![tcp(80, 30080)]);
+    svc.rules.floating_ip = false;
+    let lb = in_tree_document(&svc.base_name);
+    let sources = v4(pip("kubernetes-a1a2b3c4d"));
+    let after = put(plan_ensure(Some(&lb), &target(), &svc, &sources).expect("plan"));
+    let rule = &after
+        .properties
+        .as_ref()
+        .and_then(|p| p.load_balancing_rules.as_ref())
+        .expect("rules")[0];
+    let props = rule.properties.as_ref().expect("rule properties");
+    assert_eq!(props.enable_floating_ip, Some(false));
+    assert_eq!(props.backend_port, Some(30080));
+    assert_eq!(
+        props.backend_address_pools, None,
+        "stale multi-pool copy dropped"
+    );
+    assert_eq!(
+        props.extra.get("enableDestinationServiceEndpoint"),
+        Some(&serde_json::Value::Bool(false)),
+        "unknown rule fields survive the rewrite"
+    );
+    assert_eq!(rule.etag.as_deref(), Some("W/\"7\""));
+}
