@@ -26,7 +26,12 @@ fn api(t: ResourceType) -> &'static str {
 impl Arm<'_> {
     /// PUTs `body` (a model) with `If-Match` when it has an ETag, polls the operation to its end
     /// and returns the resource as a fresh GET sees it.
-    async fn put_and_wait<T: Serialize>(&self, url: &str, body: &T, etag: Option<&str>) -> Value {
+    pub(crate) async fn put_and_wait<T: Serialize>(
+        &self,
+        url: &str,
+        body: &T,
+        etag: Option<&str>,
+    ) -> Value {
         let mut request = self
             .fake
             .http
