@@ -64,12 +64,16 @@ pub(super) fn security(
     let mut ann_valid = Vec::new();
     let mut ann_invalid = Vec::new();
     let mut ann_key = None;
+    let mut invalid_keys = Vec::new();
     for key in [sa::ALLOWED_IP_RANGES, sa::LEGACY_SOURCE_RANGES] {
         if let Some(slot) = a.get(key) {
             let items = slot.comma_items();
             let (valid, invalid) = split_ranges(items.iter().map(String::as_str));
             if !valid.is_empty() && ann_key.is_none() {
                 ann_key = Some((slot.key.to_string(), slot.value.to_string()));
+            }
+            if !invalid.is_empty() {
+                invalid_keys.push(key);
             }
             ann_valid.extend(valid);
             ann_invalid.extend(invalid);
@@ -98,7 +102,7 @@ pub(super) fn security(
             message: format!(
                 "{}: ignoring invalid CIDRs {ann_invalid:?} and adding a deny-all security rule \
                  for the Service",
-                sa::ALLOWED_IP_RANGES
+                invalid_keys.join(", ")
             ),
         });
     }
