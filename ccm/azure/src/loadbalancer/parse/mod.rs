@@ -146,7 +146,11 @@ fn parse_with(
 
     let ports = ports::ports(a, spec)?;
     let standard = ctx.sku != LoadBalancerSku::Basic;
-    if let Some(i) = ports.iter().position(|p| p.protocol == Protocol::Sctp) {
+    // Upstream checks SCTP only on ports that get a rule.
+    if let Some(i) = ports
+        .iter()
+        .position(|p| p.protocol == Protocol::Sctp && !p.no_lb_rule)
+    {
         if !(internal && standard) {
             return Err(ServiceConfigError::Unsupported {
                 key: format!("spec.ports[{i}].protocol"),

@@ -180,8 +180,12 @@ fn sctp_needs_an_internal_standard_load_balancer() {
         on_basic.expect_err("basic refuses SCTP").key(),
         "spec.ports[1].protocol"
     );
-    let p = ok(&internal, sctp).service;
+    let p = ok(&internal, sctp.clone()).service;
     assert_eq!(p.ports[1].protocol, Protocol::Sctp);
+    // A port without a rule is not refused.
+    let no_rule = sa::PORT_NO_LB_RULE.replace(sa::PORT_PLACEHOLDER, "3868");
+    let p = ok(&[(no_rule.as_str(), "true")], sctp).service;
+    assert!(p.ports[1].no_lb_rule);
 }
 
 #[test]
