@@ -334,7 +334,7 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::PublicIp,
         kind: ValueKind::ResourceId,
         default: "no prefix",
-        description: "Create the IPv4 public IP from this public IP prefix.",
+        description: "Create the IPv4 (or single-stack) public IP from this public IP prefix.",
         common: false,
     },
     ServiceAnnotation {
@@ -342,7 +342,7 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::PublicIp,
         kind: ValueKind::ResourceId,
         default: "no prefix",
-        description: "Create the IPv6 public IP from this public IP prefix.",
+        description: "Create the IPv6 public IP of a dual-stack Service from this public IP prefix.",
         common: false,
     },
     ServiceAnnotation {

@@ -88,8 +88,33 @@ fn non_blank(a: &Annotations<'_>, key: &'static str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Per-family values of a `<key>` / `<key>-ipv6` pair: a dual-stack Service reads one per
+/// family; a single-stack Service (IPv4 or IPv6) reads the unsuffixed key for its only family
+/// (upstream `getServicePIPName`, `getServicePIPPrefixID`).
+fn per_family(
+    a: &Annotations<'_>,
+    families: &[IpFamily],
+    key: &'static str,
+    key_ipv6: &'static str,
+) -> PerFamily<Option<String>> {
+    let plain = non_blank(a, key);
+    let suffixed = non_blank(a, key_ipv6);
+    let mut out = PerFamily::default();
+    match families {
+        [only] => *out.get_mut(*only) = plain,
+        _ => {
+            out.v4 = plain;
+            out.v6 = suffixed;
+        }
+    }
+    out
+}
+
 /// Public IP wishes: names, resource group, DNS label, prefixes, tags and IP tags.
-pub(super) fn public_ip(a: &Annotations<'_>) -> Result<PublicIpSettings, ServiceConfigError> {
+pub(super) fn public_ip(
+    a: &Annotations<'_>,
+    families: &[IpFamily],
+) -> Result<PublicIpSettings, ServiceConfigError> {
     let mut tags = BTreeMap::new();
     if let Some(slot) = a.get(sa::PIP_TAGS) {
         for (k, v) in slot.key_value_pairs()? {
@@ -101,18 +126,12 @@ pub(super) fn public_ip(a: &Annotations<'_>) -> Result<PublicIpSettings, Service
         None => Vec::new(),
     };
     Ok(PublicIpSettings {
-        names: PerFamily {
-            v4: non_blank(a, sa::PIP_NAME),
-            v6: non_blank(a, sa::PIP_NAME_IPV6),
-        },
+        names: per_family(a, families, sa::PIP_NAME, sa::PIP_NAME_IPV6),
         resource_group: non_blank(a, sa::LOAD_BALANCER_RESOURCE_GROUP)
             .map(|g| g.trim().to_string()),
         // Absent and empty differ: empty removes the label.
         dns_label: a.get(sa::DNS_LABEL_NAME).map(|s| s.value.to_string()),
-        prefix_ids: PerFamily {
-            v4: non_blank(a, sa::PIP_PREFIX_ID),
-            v6: non_blank(a, sa::PIP_PREFIX_ID_IPV6),
-        },
+        prefix_ids: per_family(a, families, sa::PIP_PREFIX_ID, sa::PIP_PREFIX_ID_IPV6),
         tags,
         ip_tags,
     })

@@ -24,6 +24,11 @@
 //!   `configuration.go`); service tags are split on `,` and trimmed;
 //! - `azure-additional-public-ips`: one bad address refuses the list (`AdditionalPublicIPs`);
 //! - `azure-dns-label-name`: absent and empty differ (`getPublicIPDomainNameLabel`);
+//! - requested IPs: `azure-load-balancer-ipv4`/`-ipv6` when not empty, else `spec.loadBalancerIP`
+//!   for its own family (`getServiceLoadBalancerIP`); a Service is dual-stack when it lists two
+//!   families, and a single-stack one (IPv4 or IPv6) takes its PIP name and prefix from the
+//!   unsuffixed `azure-pip-name`/`azure-pip-prefix-id` (`getServicePIPName`,
+//!   `getServicePIPPrefixID` in `azure_utils.go`);
 //! - SCTP only on internal standard load balancers; HA ports only take effect on internal
 //!   standard load balancers (anchor-ccm.md §4.4).
 //!
@@ -141,7 +146,7 @@ fn parse_with(
     let internal_subnet = frontend::internal_subnet(a, internal);
     let families = frontend::families(spec)?;
     let requested_ips = frontend::requested_ips(a, spec, &families)?;
-    let public_ip = frontend::public_ip(a)?;
+    let public_ip = frontend::public_ip(a, &families)?;
     let additional_public_ips = frontend::additional_public_ips(a)?;
 
     let ports = ports::ports(a, spec)?;

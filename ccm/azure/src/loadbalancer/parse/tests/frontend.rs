@@ -165,7 +165,7 @@ fn blank_pip_names_prefixes_and_resource_group_count_as_absent() {
             (sa::PIP_PREFIX_ID, ""),
             (sa::LOAD_BALANCER_RESOURCE_GROUP, "  "),
         ],
-        json!({}),
+        json!({"ipFamilies": ["IPv4", "IPv6"]}),
     )
     .service
     .public_ip;
@@ -179,7 +179,7 @@ fn blank_pip_names_prefixes_and_resource_group_count_as_absent() {
             (sa::PIP_NAME_IPV6, "pip6"),
             (sa::LOAD_BALANCER_RESOURCE_GROUP, " rg-ip "),
         ],
-        json!({}),
+        json!({"ipFamilies": ["IPv4", "IPv6"]}),
     )
     .service
     .public_ip;
@@ -214,4 +214,45 @@ fn metadata_uid_is_required_for_names() {
     svc.metadata.uid = None;
     let e = super::super::parse_service(&svc, &super::STANDARD).expect_err("no uid");
     assert_eq!(e.key(), "metadata.uid");
+}
+
+#[test]
+fn single_stack_services_take_pip_name_and_prefix_from_the_unsuffixed_keys() {
+    let a = [
+        (sa::PIP_NAME, "pip"),
+        (sa::PIP_NAME_IPV6, "pip6"),
+        (sa::PIP_PREFIX_ID, "prefix"),
+        (sa::PIP_PREFIX_ID_IPV6, "prefix6"),
+    ];
+    for (spec, v4, v6) in [
+        (json!({}), Some(("pip", "prefix")), None),
+        (
+            json!({"ipFamilies": ["IPv4"]}),
+            Some(("pip", "prefix")),
+            None,
+        ),
+        (
+            json!({"ipFamilies": ["IPv6"]}),
+            None,
+            Some(("pip", "prefix")),
+        ),
+        (
+            json!({"ipFamilies": ["IPv6", "IPv4"]}),
+            Some(("pip", "prefix")),
+            Some(("pip6", "prefix6")),
+        ),
+    ] {
+        let p = ok(&a, spec.clone()).service.public_ip;
+        let got = |names: Option<String>, prefix: Option<String>| names.zip(prefix);
+        assert_eq!(
+            got(p.names.v4, p.prefix_ids.v4),
+            v4.map(|(n, x)| (n.to_string(), x.to_string())),
+            "{spec}"
+        );
+        assert_eq!(
+            got(p.names.v6, p.prefix_ids.v6),
+            v6.map(|(n, x)| (n.to_string(), x.to_string())),
+            "{spec}"
+        );
+    }
 }
