@@ -70,10 +70,10 @@ impl Slot<'_> {
     pub fn integer(&self) -> Result<i64, ServiceConfigError> {
         let n: i32 = self.value.trim().parse().map_err(|_| self.invalid())?;
         let n = i64::from(n);
-        if let ValueKind::Integer { min, max } = self.kind {
-            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
-                return Err(self.invalid());
-            }
+        if let ValueKind::Integer { min, max } = self.kind
+            && (min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m))
+        {
+            return Err(self.invalid());
         }
         Ok(n)
     }

@@ -8,9 +8,9 @@
 //! - booleans are compared case-insensitively with `true` (`pkg/consts/helpers.go`
 //!   `expectAttributeInSvcAnnotationBeEqualTo`);
 //! - integers are trimmed and parsed as 32-bit decimals (`extractInt32FromString`); probe interval
-//!   >= 5 and count >= 2 are checked on each annotation, then the effective (port, else
-//!   Service-wide, else default 5/2) interval x count must be < 120 for every probe built
-//!   (`azure_loadbalancer_healthprobe.go`);
+//!   at least 5 and count at least 2 are checked on each annotation, then the effective (port,
+//!   else Service-wide, else default 5/2) interval x count must be below 120 for every probe
+//!   built (`azure_loadbalancer_healthprobe.go`);
 //! - probe protocol: `port_<N>_health-probe_protocol` > `appProtocol` > Service-wide annotation,
 //!   trimmed and case-insensitive (the plan applies the precedence; HTTPS on basic falls back to
 //!   TCP there);
@@ -155,18 +155,17 @@ fn parse_with(
     if let Some(i) = ports
         .iter()
         .position(|p| p.protocol == Protocol::Sctp && !p.no_lb_rule)
+        && !(internal && standard)
     {
-        if !(internal && standard) {
-            return Err(ServiceConfigError::Unsupported {
-                key: format!("spec.ports[{i}].protocol"),
-                value: "SCTP".to_string(),
-                accepted: format!(
-                    "`TCP` or `UDP`; SCTP needs an internal Service ({}=true) on a standard \
-                     load balancer",
-                    sa::INTERNAL
-                ),
-            });
-        }
+        return Err(ServiceConfigError::Unsupported {
+            key: format!("spec.ports[{i}].protocol"),
+            value: "SCTP".to_string(),
+            accepted: format!(
+                "`TCP` or `UDP`; SCTP needs an internal Service ({}=true) on a standard \
+                 load balancer",
+                sa::INTERNAL
+            ),
+        });
     }
 
     let rules = RuleSettings {

@@ -13,26 +13,25 @@ const FEATURE: &str = "a Private Link Service";
 
 /// Validates every `azure-pls-*` annotation; refuses `azure-pls-create=true`.
 pub(super) fn check(a: &Annotations<'_>) -> Result<(), ServiceConfigError> {
-    if let Some(slot) = a.get(sa::PLS_CREATE) {
-        if slot.bool()? {
-            return Err(ServiceConfigError::NotSupported {
-                key: slot.key.to_string(),
-                value: slot.value.to_string(),
-                feature: FEATURE,
-            });
-        }
+    if let Some(slot) = a.get(sa::PLS_CREATE)
+        && slot.bool()?
+    {
+        return Err(ServiceConfigError::NotSupported {
+            key: slot.key.to_string(),
+            value: slot.value.to_string(),
+            feature: FEATURE,
+        });
     }
     if let Some(slot) = a.get(sa::PLS_IP_CONFIGURATION_IP_ADDRESS_COUNT) {
         slot.integer()?;
     }
-    if let Some(slot) = a.get(sa::PLS_IP_CONFIGURATION_IP_ADDRESS) {
-        if slot
+    if let Some(slot) = a.get(sa::PLS_IP_CONFIGURATION_IP_ADDRESS)
+        && slot
             .space_items()
             .iter()
             .any(|ip| ip.parse::<IpAddr>().is_err())
-        {
-            return Err(slot.invalid());
-        }
+    {
+        return Err(slot.invalid());
     }
     a.flag(sa::PLS_PROXY_PROTOCOL)?;
     // Free text or lists of names: nothing to validate, read so the table stays honest.

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use ccm_names::service_annotations as sa;
 use serde_json::json;
 
-use super::{err, ok};
+use super::{Pairs, err, ok};
 use crate::loadbalancer::service::IpFamily;
 
 fn ip(s: &str) -> IpAddr {
@@ -34,12 +34,7 @@ fn families_follow_spec_order_and_default_to_ipv4() {
 #[test]
 fn requested_ips_annotation_wins_and_spec_ip_goes_to_its_family() {
     let dual = json!({"ipFamilies": ["IPv4", "IPv6"]});
-    let cases: Vec<(
-        Vec<(&str, &str)>,
-        serde_json::Value,
-        Option<&str>,
-        Option<&str>,
-    )> = vec![
+    let cases: Vec<(Pairs, serde_json::Value, Option<&str>, Option<&str>)> = vec![
         (
             vec![(sa::LOAD_BALANCER_IPV4, "10.0.0.5")],
             json!({}),

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 use super::{ParseContext, Parsed, ServiceConfigError, parse_service};
 use crate::config::{LoadBalancerSku, ProbeMode};
 
+/// Annotations of a test case, as (key, value) pairs.
+pub(super) type Pairs<'a> = Vec<(&'a str, &'a str)>;
+
 /// Standard SKU, per-Service probes (the defaults).
 pub(super) const STANDARD: ParseContext = ParseContext {
     sku: LoadBalancerSku::Standard,

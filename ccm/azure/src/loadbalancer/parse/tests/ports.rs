@@ -4,7 +4,7 @@ use ccm_names::service_annotations as sa;
 use serde_json::{Value, json};
 
 use super::super::{ParseContext, ServiceConfigError, parse_service};
-use super::{STANDARD, err, ok, service};
+use super::{Pairs, STANDARD, err, ok, service};
 use crate::config::{LoadBalancerSku, ProbeMode};
 use crate::loadbalancer::service::{ProbeProtocol, Protocol};
 
@@ -215,7 +215,7 @@ fn probe_interval_times_count_must_stay_below_120_seconds() {
     let i80 = key80(sa::PORT_HEALTH_PROBE_INTERVAL);
     let n80 = key80(sa::PORT_HEALTH_PROBE_NUM_OF_PROBE);
     let n53 = sa::PORT_HEALTH_PROBE_NUM_OF_PROBE.replace(sa::PORT_PLACEHOLDER, "53");
-    let cases: Vec<(Vec<(&str, &str)>, Option<&str>)> = vec![
+    let cases: Vec<(Pairs, Option<&str>)> = vec![
         (vec![(sa::HEALTH_PROBE_INTERVAL, "59")], None),
         (
             vec![(sa::HEALTH_PROBE_INTERVAL, "60")],

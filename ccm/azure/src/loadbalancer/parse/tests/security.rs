@@ -8,7 +8,7 @@ use super::super::{
     REASON_CONFLICT_CONFIGURATION, REASON_INVALID_ALLOWED_IP_RANGES, REASON_INVALID_SOURCE_RANGES,
     ServiceConfigError,
 };
-use super::{err, ok};
+use super::{Pairs, err, ok};
 
 fn nets(items: &[&str]) -> Vec<IpNet> {
     items
@@ -19,7 +19,7 @@ fn nets(items: &[&str]) -> Vec<IpNet> {
 
 #[test]
 fn ranges_come_from_the_spec_or_either_annotation() {
-    let cases: Vec<(Vec<(&str, &str)>, serde_json::Value, Vec<&str>)> = vec![
+    let cases: Vec<(Pairs, serde_json::Value, Vec<&str>)> = vec![
         (vec![], json!({}), vec![]),
         (
             vec![],

@@ -4,7 +4,7 @@
 use ccm_names::service_annotations::{self as sa, SERVICE_ANNOTATIONS};
 use serde_json::json;
 
-use super::parse;
+use super::{Pairs, parse};
 
 /// A value for each starred (`common`) annotation.
 fn starred_value(key: &str) -> Option<&'static str> {
@@ -59,7 +59,7 @@ fn every_starred_annotation() {
 fn error_messages() {
     let i80 = sa::PORT_HEALTH_PROBE_INTERVAL.replace(sa::PORT_PLACEHOLDER, "80");
     let pp80 = sa::PORT_HEALTH_PROBE_PORT.replace(sa::PORT_PLACEHOLDER, "80");
-    let cases: Vec<(&str, Vec<(&str, &str)>, serde_json::Value)> = vec![
+    let cases: Vec<(&str, Pairs, serde_json::Value)> = vec![
         ("bool", vec![(sa::INTERNAL, "yes")], json!({})),
         (
             "integer range",

@@ -81,7 +81,8 @@ fn probe_protocol_is_one_of_tcp_http_https_trimmed_any_case() {
 
 #[test]
 fn key_value_pairs_are_trimmed_and_malformed_items_refused() {
-    let cases: &[(&str, Option<&[(&str, &str)]>)] = &[
+    type Expected<'a> = Option<&'a [(&'a str, &'a str)]>;
+    let cases: &[(&str, Expected)] = &[
         ("a=b", Some(&[("a", "b")])),
         (" a = b , c=d ", Some(&[("a", "b"), ("c", "d")])),
         ("a=b,,c=", Some(&[("a", "b"), ("c", "")])),
