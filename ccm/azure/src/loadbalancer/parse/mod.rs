@@ -29,8 +29,16 @@
 //!   families, and a single-stack one (IPv4 or IPv6) takes its PIP name and prefix from the
 //!   unsuffixed `azure-pip-name`/`azure-pip-prefix-id` (`getServicePIPName`,
 //!   `getServicePIPPrefixID` in `azure_utils.go`);
-//! - SCTP only on internal standard load balancers; HA ports only take effect on internal
-//!   standard load balancers (anchor-ccm.md §4.4).
+//! - SCTP is refused on public or basic load balancers, but only on ports that get a rule
+//!   (`port_<N>_no_lb_rule` is checked first); HA ports take effect only on internal standard
+//!   load balancers and are ignored otherwise; TCP reset is on with the standard SKU
+//!   (`getExpectedLBRules`, `getExpectedLoadBalancingRulePropertiesForPort`);
+//! - the Local (healthCheckNodePort) probe honours the interval/count annotations too
+//!   (cloud-provider-azure PR #4207), so it gets the combined check.
+//!
+//! Not supported yet: `azure-pls-create=true` is refused with [`ServiceConfigError::NotSupported`];
+//! the other `azure-pls-*` values are only validated. `azure-load-balancer-mode` and
+//! `azure-load-balancer-configurations` are read by the load-balancer selection, not here.
 //!
 //! Stricter than upstream, on purpose (DESIGN.md "Bad input and faults": bad input is answered
 //! with an error naming the key and the accepted values, and nothing in Azure changes):
@@ -41,7 +49,10 @@
 //! - malformed `key=value` items in `azure-pip-tags`/`azure-pip-ip-tags` and empty service tags
 //!   are refused; upstream skips or forwards them;
 //! - every present annotation is validated, even where upstream would not read it (for example a
-//!   per-port interval on a UDP port).
+//!   per-port interval on a UDP port);
+//! - an unparsable `spec.loadBalancerIP`, a Local Service without `spec.healthCheckNodePort` and
+//!   a `health-probe_port` naming a port without NodePort are refused; upstream passes them on
+//!   to ARM.
 //!
 //! [infer] (not verified from a public source):
 //! - the event reasons `InvalidSourceRanges`, `InvalidAllowedIPRanges` and
@@ -50,10 +61,10 @@
 //! - empty `azure-pip-name(-ipv6)`, `azure-pip-prefix-id(-ipv6)` and
 //!   `azure-load-balancer-resource-group` count as absent, and the resource group is trimmed;
 //! - `azure-additional-public-ips` items are trimmed;
-//! - TCP reset is on for every non-basic SKU (including `service`) unless disabled;
-//! - per-port probe overrides keyed by the healthCheckNodePort of a Local Service are validated
-//!   for the combined rule but not carried in [`LbService`] (the plan uses the Service-wide
-//!   values for the Local probe).
+//! - the `service` SKU counts as standard (TCP reset, SCTP, HA ports);
+//! - per-port probe overrides for a Local Service's probe are looked up under the
+//!   healthCheckNodePort number; they are validated for the combined rule but not carried in
+//!   [`LbService`] (the plan uses the Service-wide values for the Local probe).
 
 mod annotations;
 mod error;
