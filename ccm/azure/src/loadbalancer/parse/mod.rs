@@ -21,7 +21,9 @@
 //!   (`iputil.ParsePrefix`); invalid entries are dropped with a Warning and force deny-all;
 //!   valid spec ranges together with valid `azure-allowed-ip-ranges`/legacy
 //!   `load-balancer-source-ranges` ranges are an error (`loadbalancer/accesscontrol.go`,
-//!   `configuration.go`); service tags are split on `,` and trimmed;
+//!   `configuration.go`); service tags are split on `,` and trimmed; Warning events
+//!   `InvalidSourceRanges`, `InvalidAllowedIPRanges`, and `ConflictConfiguration` when valid spec
+//!   ranges meet service tags (`NewAccessControl` in `loadbalancer/accesscontrol.go`);
 //! - `azure-additional-public-ips`: one bad address refuses the list (`AdditionalPublicIPs`);
 //! - `azure-dns-label-name`: absent and empty differ (`getPublicIPDomainNameLabel`);
 //! - requested IPs: `azure-load-balancer-ipv4`/`-ipv6` when not empty, else `spec.loadBalancerIP`
@@ -55,9 +57,6 @@
 //!   to ARM.
 //!
 //! [infer] (not verified from a public source):
-//! - the event reasons `InvalidSourceRanges`, `InvalidAllowedIPRanges` and
-//!   `ConflictConfiguration` (taken from anchor-ccm.md §4.7/§4.12) and the condition of the
-//!   latter (valid spec ranges together with service tags);
 //! - empty `azure-pip-name(-ipv6)`, `azure-pip-prefix-id(-ipv6)` and
 //!   `azure-load-balancer-resource-group` count as absent, and the resource group is trimmed;
 //! - `azure-additional-public-ips` items are trimmed;
