@@ -26,6 +26,8 @@
 //!   ranges meet service tags (`NewAccessControl` in `loadbalancer/accesscontrol.go`);
 //! - `azure-additional-public-ips`: one bad address refuses the list (`AdditionalPublicIPs`);
 //! - `azure-dns-label-name`: absent and empty differ (`getPublicIPDomainNameLabel`);
+//!   `azure-load-balancer-resource-group` is trimmed and a blank value means the config's
+//!   resource group (`getPublicIPAddressResourceGroup`);
 //! - requested IPs: `azure-load-balancer-ipv4`/`-ipv6` when not empty, else `spec.loadBalancerIP`
 //!   for its own family (`getServiceLoadBalancerIP`); a Service is dual-stack when it lists two
 //!   families, and a single-stack one (IPv4 or IPv6) takes its PIP name and prefix from the
@@ -57,8 +59,7 @@
 //!   to ARM.
 //!
 //! [infer] (not verified from a public source):
-//! - empty `azure-pip-name(-ipv6)`, `azure-pip-prefix-id(-ipv6)` and
-//!   `azure-load-balancer-resource-group` count as absent, and the resource group is trimmed;
+//! - blank `azure-pip-name(-ipv6)` and `azure-pip-prefix-id(-ipv6)` count as absent;
 //! - `azure-additional-public-ips` items are trimmed;
 //! - the `service` SKU counts as standard (TCP reset, SCTP, HA ports);
 //! - per-port probe overrides for a Local Service's probe are looked up under the
