@@ -109,7 +109,7 @@ pub const PORT_NO_PROBE_RULE: &str = svc!("port_{port}_no_probe_rule");
 /// Shape of an annotation value; parsers validate against it and docs print it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueKind {
-    /// `true` or `false`.
+    /// `true` or `false`, in any letter case (upstream compares case-insensitively).
     Bool,
     /// Decimal integer within the inclusive bounds.
     Integer {
@@ -140,7 +140,7 @@ impl ValueKind {
     /// Short description of accepted values for docs and error messages.
     pub fn describe(self) -> String {
         match self {
-            ValueKind::Bool => "`true` or `false`".to_string(),
+            ValueKind::Bool => "`true` or `false` (any case)".to_string(),
             ValueKind::Integer {
                 min: Some(a),
                 max: Some(b),
@@ -251,7 +251,8 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::LoadBalancer,
         kind: ValueKind::Text,
         default: "`subnetName` from the cloud config",
-        description: "Subnet of the internal frontend IP; also appended to frontend and rule names.",
+        description: "Subnet of the internal frontend IP (ignored on public Services); also appended \
+                      to frontend and rule names.",
         common: true,
     },
     ServiceAnnotation {
@@ -333,7 +334,7 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::PublicIp,
         kind: ValueKind::ResourceId,
         default: "no prefix",
-        description: "Create the IPv4 public IP from this public IP prefix.",
+        description: "Create the IPv4 (or single-stack) public IP from this public IP prefix.",
         common: false,
     },
     ServiceAnnotation {
@@ -341,7 +342,7 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::PublicIp,
         kind: ValueKind::ResourceId,
         default: "no prefix",
-        description: "Create the IPv6 public IP from this public IP prefix.",
+        description: "Create the IPv6 public IP of a dual-stack Service from this public IP prefix.",
         common: false,
     },
     ServiceAnnotation {
@@ -412,7 +413,8 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::HealthProbe,
         kind: ValueKind::PortOrName,
         default: "the port's NodePort",
-        description: "Port probed for this Service port.",
+        description: "Port probed for this Service port: a Service port number or name means that \
+                      port's NodePort; any other number is probed as is.",
         common: false,
     },
     ServiceAnnotation {
@@ -477,7 +479,8 @@ pub static SERVICE_ANNOTATIONS: &[ServiceAnnotation] = &[
         area: Area::Rules,
         kind: ANY_BOOL,
         default: "`false`",
-        description: "Internal standard load balancer only: one HA-ports rule (all protocols, all ports).",
+        description: "Internal standard load balancer only (ignored otherwise): one HA-ports rule \
+                      (all protocols, all ports).",
         common: true,
     },
     ServiceAnnotation {
@@ -678,5 +681,6 @@ mod tests {
             "integer 4-100"
         );
         assert_eq!(PROBE_PROTOCOLS.describe(), "`Tcp`, `Http`, `Https`");
+        assert_eq!(ANY_BOOL.describe(), "`true` or `false` (any case)");
     }
 }

@@ -8,6 +8,7 @@
 pub mod names;
 pub mod network_io;
 pub mod nsg;
+pub mod parse;
 pub mod plan;
 pub mod publicip;
 pub mod service;
