@@ -6,6 +6,7 @@
 //! writes only what differs, in upstream's order (anchor-ccm.md §4.1).
 
 pub mod names;
+pub mod pools;
 pub mod service;
 
 pub use service::{IpFamily, LbPort, LbService, PerFamily, Protocol, ServiceKey};
