@@ -5,6 +5,7 @@ mod cluster;
 mod credentials;
 mod fake_azure;
 mod imds_node_metadata;
+mod lb_pools;
 mod models_write_back;
 mod node_metadata_arm;
 mod resource_models;

@@ -134,7 +134,11 @@ impl PoolMembership {
         if pools.is_empty() {
             return Ok(PoolWrites::default());
         }
-        self.apply(&pools, &Desired::default(), Vec::new()).await
+        let mut nobody = Desired::default();
+        nobody
+            .nic_groups
+            .insert(self.config.cluster.resource_group.to_ascii_lowercase());
+        self.apply(&pools, &nobody, Vec::new()).await
     }
 
     async fn apply(

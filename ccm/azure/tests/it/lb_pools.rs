@@ -1,0 +1,491 @@
+//! Backend pool membership against the real `azure-fakes` (which validates NIC, scale-set and
+//! load-balancer references like NRP/CRP): the writes `PoolMembership` sends, read back from the
+//! fake's journal and documents.
+
+use ccm_azure::arm::api_versions::{CloudFlavor, ResourceType};
+use ccm_azure::arm::{ArmClient, ArmClientOptions, ClientKind, Target};
+use ccm_azure::config::Config;
+use ccm_azure::credential::Credentials;
+use ccm_azure::loadbalancer::pools::{PoolMembership, PoolWrites};
+use ccm_azure::metrics::ArmMetrics;
+use ccm_azure::provider::AzureProvider;
+use k8s_openapi::api::core::v1::Node;
+use serde_json::{Value, json};
+
+use crate::cluster::{Cluster, node};
+
+fn api(t: ResourceType) -> &'static str {
+    t.api_version(CloudFlavor::Public)
+}
+
+/// A fake, the config, an ARM client and the membership over the provider's cached reads.
+struct Setup {
+    cluster: Cluster,
+    config: Config,
+    arm: ArmClient,
+    membership: PoolMembership,
+}
+
+impl Setup {
+    async fn start(topology: &str, extra: &str) -> Setup {
+        let cluster = Cluster::start(topology);
+        let config = cluster.config(extra);
+        let options = cluster.credential_options();
+        let credentials = Credentials::from_config(&config.identity, &options)
+            .await
+            .expect("credentials");
+        let mut arm_options = ArmClientOptions::from_config(
+            &config,
+            credentials.cloud.resource_manager.clone(),
+            credentials.arm_scope(),
+        )
+        .expect("ARM options");
+        // Poll the fake's operations quickly (the order of calls, not their timing, is asserted).
+        arm_options.lro.default_interval = std::time::Duration::from_millis(100);
+        arm_options.lro.max_interval = std::time::Duration::from_millis(200);
+        let mut registry = prometheus_client::registry::Registry::default();
+        let arm = ArmClient::new(
+            arm_options,
+            credentials.credential.clone(),
+            options.http.clone(),
+            ArmMetrics::register(&mut registry),
+        );
+        let provider = AzureProvider::with_arm(&config, arm.clone());
+        let membership = PoolMembership::new(provider.instances().clone(), &config);
+        Setup {
+            cluster,
+            config,
+            arm,
+            membership,
+        }
+    }
+
+    /// Membership with other config keys over the same fake (fresh caches).
+    fn membership_with(&self, extra: &str) -> PoolMembership {
+        let config = self.cluster.config(extra);
+        let provider = AzureProvider::with_arm(&config, self.arm.clone());
+        PoolMembership::new(provider.instances().clone(), &config)
+    }
+
+    fn rg_path(&self) -> String {
+        format!(
+            "/subscriptions/{}/resourceGroups/{}/providers",
+            self.cluster.fake.subscription, self.config.cluster.resource_group
+        )
+    }
+
+    async fn get(&self, client: ClientKind, path: &str, t: ResourceType) -> Value {
+        self.arm
+            .get(Target::new(client, path, api(t)))
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+    }
+
+    async fn list(&self, client: ClientKind, path: &str, t: ResourceType) -> Vec<Value> {
+        self.arm
+            .list(Target::new(client, path, api(t)))
+            .await
+            .unwrap_or_else(|e| panic!("list {path}: {e}"))
+    }
+
+    /// Creates the internal LB `kubernetes-internal` with a frontend in `vnet/subnet` and the pool
+    /// `kubernetes` (a plain LB PUT: NICs may only reference an existing pool); its pool id.
+    async fn internal_pool(&self, vnet: &str, subnet: &str) -> String {
+        let lb_path = format!(
+            "{}/Microsoft.Network/loadBalancers/kubernetes-internal",
+            self.rg_path()
+        );
+        let subnet_id = format!(
+            "{}/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet}",
+            self.rg_path()
+        );
+        let body = json!({
+            "location": self.config.cluster.location,
+            "sku": { "name": "Standard" },
+            "properties": {
+                "frontendIPConfigurations": [{ "name": "ilb", "properties": {
+                    "subnet": { "id": subnet_id }, "privateIPAllocationMethod": "Dynamic" } }],
+                "backendAddressPools": [{ "name": "kubernetes" }]
+            }
+        });
+        let _: Value = self
+            .arm
+            .put(
+                Target::new(
+                    ClientKind::LoadBalancer,
+                    &lb_path,
+                    api(ResourceType::LoadBalancers),
+                ),
+                &body,
+                None,
+            )
+            .await
+            .expect("internal LB PUT");
+        format!("{lb_path}/backendAddressPools/kubernetes")
+    }
+
+    /// ARM writes (method, path) in the journal since the last clear.
+    async fn writes(&self) -> Vec<(String, String)> {
+        self.cluster
+            .arm_calls()
+            .await
+            .into_iter()
+            .filter(|(m, _)| m != "GET")
+            .collect()
+    }
+}
+
+fn nodes(names: &[String], control_plane: &[&str]) -> Vec<Node> {
+    names
+        .iter()
+        .map(|n| {
+            if control_plane.contains(&n.as_str()) {
+                node(n, &[("node-role.kubernetes.io/control-plane", "")])
+            } else {
+                node(n, &[])
+            }
+        })
+        .collect()
+}
+
+fn refs(list: &[Node]) -> Vec<&Node> {
+    list.iter().collect()
+}
+
+/// Every `loadBalancerBackendAddressPools` id anywhere in `doc`.
+fn pool_refs(doc: &Value, out: &mut Vec<String>) {
+    match doc {
+        Value::Object(map) => {
+            if let Some(Value::Array(pools)) = map.get("loadBalancerBackendAddressPools") {
+                out.extend(
+                    pools
+                        .iter()
+                        .filter_map(|p| p["id"].as_str().map(str::to_string)),
+                );
+            }
+            map.values().for_each(|v| pool_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| pool_refs(v, out)),
+        _ => {}
+    }
+}
+
+fn references(doc: &Value, pool: &str) -> bool {
+    let mut out = Vec::new();
+    pool_refs(doc, &mut out);
+    out.iter().any(|p| p.eq_ignore_ascii_case(pool))
+}
+
+#[tokio::test]
+async fn availability_set_nics_join_by_nic_put_and_the_control_plane_stays_out() {
+    let s = Setup::start("small.yaml", "").await;
+    let pool = s.internal_pool("k8s-vnet", "k8s-subnet").await;
+    let names = s.cluster.node_names();
+    let master = names
+        .iter()
+        .find(|n| n.contains("master"))
+        .expect("a control-plane VM")
+        .clone();
+    let all = nodes(&names, &[&master]);
+    let pools = [pool.clone()];
+    s.cluster.clear_journal().await;
+
+    let written = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(
+        written,
+        PoolWrites {
+            nics: names.len() - 1,
+            scale_sets: 0,
+            instances: 0
+        }
+    );
+    let puts = s.writes().await;
+    assert_eq!(puts.len(), names.len() - 1, "{puts:?}");
+    assert!(
+        puts.iter()
+            .all(|(m, p)| m == "PUT" && p.contains("/networkInterfaces/") && !p.contains(&master)),
+        "{puts:?}"
+    );
+    let nics = s
+        .list(
+            ClientKind::Interface,
+            &format!("{}/Microsoft.Network/networkInterfaces", s.rg_path()),
+            ResourceType::NetworkInterfaces,
+        )
+        .await;
+    for nic in &nics {
+        let name = nic["name"].as_str().unwrap_or_default();
+        assert_eq!(references(nic, &pool), !name.contains(&master), "{nic}");
+    }
+    // The LB sees the members (NRP back-references).
+    let lb_path = pool
+        .rsplit_once("/backendAddressPools/")
+        .unwrap()
+        .0
+        .to_string();
+    let lb = s
+        .get(
+            ClientKind::LoadBalancer,
+            &lb_path,
+            ResourceType::LoadBalancers,
+        )
+        .await;
+    let members =
+        lb["properties"]["backendAddressPools"][0]["properties"]["backendIPConfigurations"]
+            .as_array()
+            .map_or(0, Vec::len);
+    assert_eq!(members, names.len() - 1, "{lb}");
+
+    // Same nodes again: no write at all.
+    s.cluster.clear_journal().await;
+    let again = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(again, PoolWrites::default());
+    assert_eq!(s.writes().await, vec![]);
+
+    // With excludeMasterFromStandardLB off, the control-plane NIC joins: one NIC PUT.
+    let with_master = s.membership_with(r#", "excludeMasterFromStandardLB": false"#);
+    s.cluster.clear_journal().await;
+    let joined = with_master
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(joined.nics, 1);
+    let puts = s.writes().await;
+    assert_eq!(puts.len(), 1, "{puts:?}");
+    assert!(puts[0].1.contains(&master), "{puts:?}");
+
+    // An excluded node leaves: its NIC drops the pool, the others are untouched.
+    let mut labelled = all.clone();
+    let leaving = names.iter().find(|n| **n != master).unwrap().clone();
+    for n in &mut labelled {
+        if n.metadata.name.as_deref() == Some(leaving.as_str()) {
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert(
+                    "node.kubernetes.io/exclude-from-external-load-balancers".into(),
+                    "true".into(),
+                );
+        }
+    }
+    s.cluster.clear_journal().await;
+    let left = with_master
+        .ensure(&pools, &refs(&labelled))
+        .await
+        .expect("ensure");
+    assert_eq!(left.nics, 1);
+    let puts = s.writes().await;
+    assert!(puts.len() == 1 && puts[0].1.contains(&leaving), "{puts:?}");
+
+    // Detach everything: no NIC references the pool afterwards; the LB can go.
+    let detached = with_master.detach_all(&pools).await.expect("detach");
+    assert_eq!(detached.nics, 2, "the control plane and the agent still in");
+    let nics = s
+        .list(
+            ClientKind::Interface,
+            &format!("{}/Microsoft.Network/networkInterfaces", s.rg_path()),
+            ResourceType::NetworkInterfaces,
+        )
+        .await;
+    assert!(nics.iter().all(|n| !references(n, &pool)), "{nics:?}");
+    // The cluster LB's own pool (outbound) is untouched by all of this.
+    let outbound = format!(
+        "{}/Microsoft.Network/loadBalancers/kubernetes/backendAddressPools/kubernetes",
+        s.rg_path()
+    );
+    let in_outbound = nics.iter().filter(|n| references(n, &outbound)).count();
+    assert_eq!(in_outbound, names.len() - 1);
+}
+
+#[tokio::test]
+async fn uniform_scale_set_model_then_instances_in_batches() {
+    let s = Setup::start("zonal-vmss.yaml", r#", "putVMSSVMBatchSize": 3"#).await;
+    let pool = s.internal_pool("aks-vnet-12345678", "aks-subnet").await;
+    let mut names = s.cluster.node_names();
+    names.sort();
+    assert_eq!(names.len(), 6);
+    let all = nodes(&names, &[]);
+    let pools = [pool.clone()];
+    let ss_path = format!(
+        "{}/Microsoft.Compute/virtualMachineScaleSets/aks-nodepool1-12345678-vmss",
+        s.rg_path()
+    );
+
+    // Five nodes first: the model and five instances.
+    s.cluster.clear_journal().await;
+    let first = s
+        .membership
+        .ensure(&pools, &refs(&all[..5]))
+        .await
+        .expect("ensure");
+    assert_eq!(
+        first,
+        PoolWrites {
+            nics: 0,
+            scale_sets: 1,
+            instances: 5
+        }
+    );
+    let calls = s.cluster.arm_calls().await;
+    let puts: Vec<&(String, String)> = calls.iter().filter(|(m, _)| m == "PUT").collect();
+    assert_eq!(puts.len(), 6, "{puts:?}");
+    assert!(
+        puts[0].1.eq_ignore_ascii_case(&ss_path),
+        "model first: {puts:?}"
+    );
+    assert!(
+        puts[1..]
+            .iter()
+            .all(|(_, p)| p.to_ascii_lowercase().starts_with(&format!(
+                "{}/virtualmachines/",
+                ss_path.to_ascii_lowercase()
+            ))),
+        "{puts:?}"
+    );
+    // Batches of 3: at most 3 instance PUTs are ever unanswered (an instance PUT is done when
+    // the client reads the instance back after its operation), and the first batch overlaps.
+    let mut in_flight: i64 = 0;
+    let mut most = 0;
+    for (method, path) in &calls {
+        let instance = path.to_ascii_lowercase().contains("/virtualmachines/");
+        if !instance || path.contains("operations") {
+            continue;
+        }
+        match method.as_str() {
+            "PUT" => in_flight += 1,
+            "GET" if in_flight > 0 => in_flight -= 1,
+            _ => {}
+        }
+        most = most.max(in_flight);
+    }
+    assert!(
+        (2..=3).contains(&most),
+        "at most a batch in flight, got {most}: {calls:?}"
+    );
+
+    // The same five again: nothing to write.
+    s.cluster.clear_journal().await;
+    let again = s
+        .membership
+        .ensure(&pools, &refs(&all[..5]))
+        .await
+        .expect("ensure");
+    assert_eq!(again, PoolWrites::default());
+    assert_eq!(s.writes().await, vec![]);
+
+    // The sixth node joins: one instance PUT, the model is already right.
+    s.cluster.clear_journal().await;
+    let joined = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(
+        joined,
+        PoolWrites {
+            nics: 0,
+            scale_sets: 0,
+            instances: 1
+        }
+    );
+    let puts = s.writes().await;
+    assert_eq!(puts.len(), 1, "{puts:?}");
+
+    let instances = s
+        .list(
+            ClientKind::VirtualMachineScaleSetVm,
+            &format!("{ss_path}/virtualMachines"),
+            ResourceType::ScaleSetVms,
+        )
+        .await;
+    assert_eq!(instances.len(), 6);
+    for vm in &instances {
+        assert!(
+            references(&vm["properties"]["networkProfileConfiguration"], &pool),
+            "{vm}"
+        );
+    }
+
+    // Detach before deleting the LB: the model and every instance drop the pool, and the LB
+    // (which a scale-set model reference would block) can be deleted.
+    let detached = s.membership.detach_all(&pools).await.expect("detach");
+    assert_eq!(
+        detached,
+        PoolWrites {
+            nics: 0,
+            scale_sets: 1,
+            instances: 6
+        }
+    );
+    let model = s
+        .get(
+            ClientKind::VirtualMachineScaleSet,
+            &ss_path,
+            ResourceType::VirtualMachineScaleSets,
+        )
+        .await;
+    assert!(!references(&model, &pool), "{model}");
+    let outbound = format!(
+        "{}/Microsoft.Network/loadBalancers/kubernetes/backendAddressPools/kubernetes",
+        s.rg_path()
+    );
+    assert!(references(&model, &outbound), "other pools stay: {model}");
+    let instances = s
+        .list(
+            ClientKind::VirtualMachineScaleSetVm,
+            &format!("{ss_path}/virtualMachines"),
+            ResourceType::ScaleSetVms,
+        )
+        .await;
+    for vm in &instances {
+        assert!(!references(vm, &pool), "{vm}");
+    }
+    let lb_path = pool
+        .rsplit_once("/backendAddressPools/")
+        .unwrap()
+        .0
+        .to_string();
+    s.arm
+        .delete(
+            Target::new(
+                ClientKind::LoadBalancer,
+                &lb_path,
+                api(ResourceType::LoadBalancers),
+            ),
+            None,
+        )
+        .await
+        .expect("LB delete after detach");
+}
+
+#[tokio::test]
+async fn preconfigured_pools_and_node_ip_pools_cost_no_write() {
+    let s = Setup::start(
+        "small.yaml",
+        r#", "preConfiguredBackendPoolLoadBalancerTypes": "internal""#,
+    )
+    .await;
+    let pool = s.internal_pool("k8s-vnet", "k8s-subnet").await;
+    let all = nodes(&s.cluster.node_names(), &[]);
+    s.cluster.clear_journal().await;
+    let none = s
+        .membership
+        .ensure(&[pool.clone()], &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(none, PoolWrites::default());
+    let node_ip = s.membership_with(r#", "loadBalancerBackendPoolConfigurationType": "nodeIP""#);
+    assert_eq!(
+        node_ip.ensure(&[pool], &refs(&all)).await.expect("ensure"),
+        PoolWrites::default()
+    );
+    assert_eq!(s.cluster.arm_calls().await, vec![], "not even a read");
+}
