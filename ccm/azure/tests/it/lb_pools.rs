@@ -489,3 +489,73 @@ async fn preconfigured_pools_and_node_ip_pools_cost_no_write() {
     );
     assert_eq!(s.cluster.arm_calls().await, vec![], "not even a read");
 }
+
+#[tokio::test]
+async fn mixed_cluster_every_node_model_joins_its_own_way() {
+    let s = Setup::start("mixed.yaml", "").await;
+    // The topology's internal LB already has the VMAS agents in its pool.
+    let pool = format!(
+        "{}/Microsoft.Network/loadBalancers/kubernetes-internal/backendAddressPools/kubernetes",
+        s.rg_path()
+    );
+    let names = s.cluster.node_names();
+    let master = names.iter().find(|n| n.contains("master")).unwrap().clone();
+    let all = nodes(&names, &[&master]);
+    let pools = [pool.clone()];
+    s.cluster.clear_journal().await;
+    let written = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    let calls = s.cluster.arm_calls().await;
+    // Each list (VMs, NICs, scale sets, each scale set's instances) is read once, and no single
+    // NIC or VM is read on its own (the only GETs of one resource read back a PUT's result).
+    let reads: Vec<&String> = calls
+        .iter()
+        .filter(|(m, p)| m == "GET" && !p.to_ascii_lowercase().contains("operation"))
+        .map(|(_, p)| p)
+        .collect();
+    let mut distinct = reads.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), reads.len(), "a list read twice: {reads:#?}");
+    let puts = s.writes().await;
+    for read in &reads {
+        let collection = [
+            "networkInterfaces",
+            "virtualMachines",
+            "virtualMachineScaleSets",
+        ]
+        .iter()
+        .any(|c| read.ends_with(c));
+        assert!(
+            collection || puts.iter().any(|(_, p)| p == *read),
+            "a per-resource read: {read}"
+        );
+    }
+    assert_eq!(written.total(), puts.len());
+    let lower: Vec<String> = puts.iter().map(|(_, p)| p.to_ascii_lowercase()).collect();
+    // Uniform: model then its instances; flexible: its model and its members' NICs; the
+    // stopped standalone VM: its NIC; VMAS agents already in: nothing; the control plane: nothing.
+    assert_eq!(
+        written,
+        PoolWrites {
+            nics: 4,
+            scale_sets: 2,
+            instances: 3
+        }
+    );
+    assert!(lower.iter().all(|p| !p.contains("master")), "{puts:?}");
+    assert!(lower.iter().all(|p| !p.contains("vmas-agent")), "{puts:?}");
+
+    s.cluster.clear_journal().await;
+    assert_eq!(
+        s.membership
+            .ensure(&pools, &refs(&all))
+            .await
+            .expect("ensure"),
+        PoolWrites::default()
+    );
+    assert_eq!(s.writes().await, vec![]);
+}
