@@ -475,16 +475,17 @@ async fn preconfigured_pools_and_node_ip_pools_cost_no_write() {
     .await;
     let pool = s.internal_pool("k8s-vnet", "k8s-subnet").await;
     let all = nodes(&s.cluster.node_names(), &[]);
+    let pools = [pool];
     s.cluster.clear_journal().await;
     let none = s
         .membership
-        .ensure(&[pool.clone()], &refs(&all))
+        .ensure(&pools, &refs(&all))
         .await
         .expect("ensure");
     assert_eq!(none, PoolWrites::default());
     let node_ip = s.membership_with(r#", "loadBalancerBackendPoolConfigurationType": "nodeIP""#);
     assert_eq!(
-        node_ip.ensure(&[pool], &refs(&all)).await.expect("ensure"),
+        node_ip.ensure(&pools, &refs(&all)).await.expect("ensure"),
         PoolWrites::default()
     );
     assert_eq!(s.cluster.arm_calls().await, vec![], "not even a read");

@@ -91,10 +91,10 @@ pub async fn resolve(
                 desired
                     .nics
                     .insert(machine.primary_nic.to_ascii_lowercase());
-                if let Ok(nic) = machine.primary_nic.parse::<ResourceId>() {
-                    if let Some(rg) = nic.resource_group() {
-                        desired.nic_groups.insert(rg.to_ascii_lowercase());
-                    }
+                if let Ok(nic) = machine.primary_nic.parse::<ResourceId>()
+                    && let Some(rg) = nic.resource_group()
+                {
+                    desired.nic_groups.insert(rg.to_ascii_lowercase());
                 }
                 // A flexible member's scale set model joins too.
                 let vm_id = id.resource_id().to_string();
