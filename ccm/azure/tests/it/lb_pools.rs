@@ -560,3 +560,35 @@ async fn mixed_cluster_every_node_model_joins_its_own_way() {
     );
     assert_eq!(s.writes().await, vec![]);
 }
+
+#[tokio::test]
+async fn a_deallocated_uniform_instance_is_left_as_it_is() {
+    let s = Setup::start("zonal-vmss.yaml", "").await;
+    let pool = s.internal_pool("aks-vnet-12345678", "aks-subnet").await;
+    let mut names = s.cluster.node_names();
+    names.sort();
+    let (status, body) = s
+        .cluster
+        .fake
+        .admin(
+            reqwest::Method::POST,
+            &format!("/admin/compute/nodes/{}/power-state", names[0]),
+            Some(json!({ "state": "deallocated" })),
+        )
+        .await;
+    assert!(status < 300, "{body}");
+    let all = nodes(&names, &[]);
+    let written = s
+        .membership
+        .ensure(std::slice::from_ref(&pool), &refs(&all))
+        .await
+        .expect("ensure");
+    assert_eq!(
+        written,
+        PoolWrites {
+            nics: 0,
+            scale_sets: 1,
+            instances: names.len() - 1
+        }
+    );
+}

@@ -55,6 +55,30 @@ fn is_state(state: Option<&str>, wanted: &str) -> bool {
     state.is_some_and(|s| s.eq_ignore_ascii_case(wanted))
 }
 
+/// Upstream's `IsNotActiveVMState`: a uniform instance being deleted, in an unknown state, or not
+/// running (stopped, deallocated, or no power state in its instance view) is left as it is.
+fn inactive(vm: &ScaleSetVm) -> bool {
+    let provisioning = vm
+        .properties
+        .as_ref()
+        .and_then(|p| p.provisioning_state.as_deref());
+    if is_state(provisioning, "Deleting") || is_state(provisioning, "Unknown") {
+        return true;
+    }
+    match vm.power_state() {
+        None => true,
+        Some(power) => [
+            "unknown",
+            "stopped",
+            "stopping",
+            "deallocated",
+            "deallocating",
+        ]
+        .iter()
+        .any(|s| power.eq_ignore_ascii_case(s)),
+    }
+}
+
 fn lower(id: Option<&str>) -> String {
     id.unwrap_or_default().to_ascii_lowercase()
 }
@@ -287,7 +311,7 @@ impl PoolMembership {
             let Some(vm_props) = vm.properties.as_ref() else {
                 continue;
             };
-            if is_state(vm_props.provisioning_state.as_deref(), "Deleting") {
+            if inactive(vm) {
                 continue;
             }
             let Some(profile) = vm_props.network_profile_configuration.as_ref() else {

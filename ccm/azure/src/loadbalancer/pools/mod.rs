@@ -24,7 +24,9 @@
 //!   NICs in `Failed` state are skipped. Uniform scale sets: PUT the model with only `location`,
 //!   `etag` and `virtualMachineProfile.networkProfile`, then each instance with `location`,
 //!   `hardwareProfile` and `networkProfileConfiguration`, `putVMSSVMBatchSize` at a time; scale sets
-//!   and instances being deleted are skipped. On a standard LB an ipconfig already in a pool of
+//!   being deleted are skipped, and so are instances that are not active (`IsNotActiveVMState`:
+//!   provisioning `Deleting`/`Unknown`, power state unknown, stopped(ing) or deallocat(ed|ing)),
+//!   whether joining or leaving. On a standard LB an ipconfig already in a pool of
 //!   another load balancer of the same kind (internal / public) is not added (`isBackendPoolOnSameLB`).
 //!   Leaving removes the pool from every ipconfig (upstream `EnsureBackendPoolDeleted`).
 //! - `preConfiguredBackendPoolLoadBalancerTypes` (anchor-ccm.md §4.6): no membership writes for the
