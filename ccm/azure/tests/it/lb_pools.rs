@@ -592,3 +592,35 @@ async fn a_deallocated_uniform_instance_is_left_as_it_is() {
         }
     );
 }
+
+#[tokio::test]
+async fn a_node_that_cannot_be_resolved_detaches_nobody() {
+    let s = Setup::start("small.yaml", "").await;
+    let pool = s.internal_pool("k8s-vnet", "k8s-subnet").await;
+    let all = nodes(&s.cluster.node_names(), &[]);
+    let pools = [pool.clone()];
+    let joined = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("ensure");
+    assert!(joined.nics > 0);
+
+    // Cold caches, and the VM list fails: no node resolves, yet the NIC list reads fine.
+    let cold = s.membership_with("");
+    let rule = json!({ "method": "GET", "fault": { "kind": "status", "status": 400, "code": "BadRequest" },
+        "path": "/subscriptions/*/resourceGroups/*/providers/Microsoft.Compute/virtualMachines" });
+    let (status, body) = s
+        .cluster
+        .fake
+        .admin(reqwest::Method::POST, "/admin/faults", Some(rule))
+        .await;
+    assert!(status < 300, "{body}");
+    s.cluster.clear_journal().await;
+    let failed = cold.ensure(&pools, &refs(&all)).await;
+    assert!(
+        matches!(&failed, Err(ccm_azure::loadbalancer::pools::PoolError::Incomplete { done, .. }) if *done == PoolWrites::default()),
+        "{failed:?}"
+    );
+    assert_eq!(s.writes().await, vec![], "nobody detached");
+}

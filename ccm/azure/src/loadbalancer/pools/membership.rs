@@ -172,6 +172,9 @@ impl PoolMembership {
         mut errors: Vec<PoolError>,
     ) -> Result<PoolWrites, PoolError> {
         let mut writes = PoolWrites::default();
+        // A node that could not be resolved is missing from `desired`: removing references now
+        // could detach a healthy node, so a call with resolution errors only adds.
+        let leave = errors.is_empty();
         let rg = self.config.cluster.resource_group.clone();
         match self
             .instances
@@ -181,18 +184,20 @@ impl PoolMembership {
         {
             Ok(sets) => {
                 for set in sets.iter() {
-                    writes.scale_sets += self.model(&rg, set, pools, desired, &mut errors).await;
+                    writes.scale_sets += self
+                        .model(&rg, set, pools, desired, leave, &mut errors)
+                        .await;
                 }
                 for set in sets.iter().filter(|s| !s.is_flexible()) {
                     writes.instances += self
-                        .scale_set_instances(&rg, set, pools, desired, &mut errors)
+                        .scale_set_instances(&rg, set, pools, desired, leave, &mut errors)
                         .await;
                 }
             }
             Err(e) => errors.push(e.into()),
         }
         for group in &desired.nic_groups {
-            writes.nics += self.nics(group, pools, desired, &mut errors).await;
+            writes.nics += self.nics(group, pools, desired, leave, &mut errors).await;
         }
         if errors.is_empty() {
             Ok(writes)
@@ -212,6 +217,7 @@ impl PoolMembership {
         set: &VirtualMachineScaleSet,
         pools: &[PoolRef],
         desired: &Desired,
+        leave: bool,
         errors: &mut Vec<PoolError>,
     ) -> usize {
         let props = set.properties.as_ref();
@@ -230,6 +236,9 @@ impl PoolMembership {
         };
         let name = set.name.as_deref().unwrap_or_default();
         let member = desired.scale_sets.contains(&lower(set.id.as_deref()));
+        if !member && !leave {
+            return 0;
+        }
         let mut edited = profile.clone();
         match edit_profile(&mut edited, pools, member, self.standard(), name) {
             Ok(true) => {}
@@ -288,6 +297,7 @@ impl PoolMembership {
         set: &VirtualMachineScaleSet,
         pools: &[PoolRef],
         desired: &Desired,
+        leave: bool,
         errors: &mut Vec<PoolError>,
     ) -> usize {
         let props = set.properties.as_ref();
@@ -319,6 +329,9 @@ impl PoolMembership {
             };
             let key = instance_key(rg, name, vm.instance_id.as_deref().unwrap_or_default());
             let member = desired.instances.contains(&key);
+            if !member && !leave {
+                continue;
+            }
             let mut edited = profile.clone();
             let vm_name = vm.name.as_deref().unwrap_or(name);
             match edit_profile(&mut edited, pools, member, self.standard(), vm_name) {
@@ -364,6 +377,7 @@ impl PoolMembership {
         group: &str,
         pools: &[PoolRef],
         desired: &Desired,
+        leave: bool,
         errors: &mut Vec<PoolError>,
     ) -> usize {
         let reads = self.instances.reads();
@@ -377,6 +391,9 @@ impl PoolMembership {
         let mut puts = Vec::new();
         for nic in nics.iter() {
             let member = desired.nics.contains(&lower(nic.id.as_deref()));
+            if !member && !leave {
+                continue;
+            }
             let state = nic
                 .properties
                 .as_ref()

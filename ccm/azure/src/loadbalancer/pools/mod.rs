@@ -39,6 +39,9 @@
 //!   node's leaves the pools, whether or not it was ever a node (upstream only removes nodes it saw
 //!   leave the cluster). A scale-set model references the pools exactly while it hosts an eligible
 //!   node, so a set whose nodes are all excluded does not keep adding new instances.
+//! - A call in which some node could not be resolved (an ARM read failed) only adds
+//!   references: the unresolved node is missing from the wanted set, and detaching it on a
+//!   transient read error would drop a healthy node.
 //! - No per-node GETs: NICs, scale sets and instances come from the shared cached lists (one list
 //!   per resource group or scale set per TTL), and our own writes are patched into those lists
 //!   instead of re-listing; a second call with the same nodes sends nothing.
