@@ -359,4 +359,16 @@ impl NodeReads {
             |v| v.id.as_deref(),
         );
     }
+
+    /// After a failed write of ours (e.g. a 412 on a stale ETag): the NIC and scale-set lists of
+    /// `resource_group`, and the instance list of `scale_set`, are read again by the next caller.
+    pub fn forget_written(&self, resource_group: &str, scale_set: Option<&str>) {
+        let rg = resource_group.to_lowercase();
+        self.nics.invalidate(&rg);
+        self.scale_sets.invalidate(&rg);
+        if let Some(ss) = scale_set {
+            self.scale_set_vms
+                .invalidate(&scale_set_key(resource_group, ss));
+        }
+    }
 }

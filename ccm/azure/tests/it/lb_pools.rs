@@ -6,7 +6,7 @@ use ccm_azure::arm::api_versions::{CloudFlavor, ResourceType};
 use ccm_azure::arm::{ArmClient, ArmClientOptions, ClientKind, Target};
 use ccm_azure::config::Config;
 use ccm_azure::credential::Credentials;
-use ccm_azure::loadbalancer::pools::{PoolMembership, PoolWrites};
+use ccm_azure::loadbalancer::pools::{PoolError, PoolMembership, PoolWrites};
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::AzureProvider;
 use k8s_openapi::api::core::v1::Node;
@@ -619,8 +619,85 @@ async fn a_node_that_cannot_be_resolved_detaches_nobody() {
     s.cluster.clear_journal().await;
     let failed = cold.ensure(&pools, &refs(&all)).await;
     assert!(
-        matches!(&failed, Err(ccm_azure::loadbalancer::pools::PoolError::Incomplete { done, .. }) if *done == PoolWrites::default()),
+        matches!(&failed, Err(PoolError::Incomplete { done, .. }) if *done == PoolWrites::default()),
         "{failed:?}"
     );
     assert_eq!(s.writes().await, vec![], "nobody detached");
+}
+
+#[tokio::test]
+async fn a_stale_etag_fails_once_then_the_next_call_reads_again() {
+    let s = Setup::start("small.yaml", "").await;
+    let pool = s.internal_pool("k8s-vnet", "k8s-subnet").await;
+    let mut names = s.cluster.node_names();
+    names.retain(|n| !n.contains("master"));
+    names.sort();
+    let all = nodes(&names, &[]);
+    let pools = [pool.clone()];
+    // The first agent joins; the lists (with the second agent's NIC and its ETag) are cached.
+    let first = s
+        .membership
+        .ensure(&pools, &refs(&all[..1]))
+        .await
+        .expect("ensure");
+    assert_eq!(first.nics, 1);
+
+    // Someone else changes the second agent's NIC: our cached ETag is stale now.
+    let nics = s
+        .list(
+            ClientKind::Interface,
+            &format!("{}/Microsoft.Network/networkInterfaces", s.rg_path()),
+            ResourceType::NetworkInterfaces,
+        )
+        .await;
+    let mut other = nics
+        .into_iter()
+        .find(|n| {
+            n["properties"]["virtualMachine"]["id"]
+                .as_str()
+                .is_some_and(|v| v.ends_with(&names[1]))
+        })
+        .expect("second agent's NIC");
+    other["tags"] = json!({ "owner": "someone-else" });
+    let path = other["id"].as_str().unwrap().to_string();
+    let _: Value = s
+        .arm
+        .put(
+            Target::new(
+                ClientKind::Interface,
+                &path,
+                api(ResourceType::NetworkInterfaces),
+            ),
+            &other,
+            None,
+        )
+        .await
+        .expect("out-of-band NIC write");
+
+    let stale = s.membership.ensure(&pools, &refs(&all)).await;
+    let precondition_failed = match &stale {
+        Err(PoolError::Incomplete { errors, .. }) => {
+            matches!(errors.as_slice(), [PoolError::Arm(e)] if e.is_precondition_failed())
+        }
+        _ => false,
+    };
+    assert!(precondition_failed, "{stale:?}");
+    let retried = s
+        .membership
+        .ensure(&pools, &refs(&all))
+        .await
+        .expect("second try");
+    assert_eq!(retried.nics, 1);
+    let nic = s
+        .get(
+            ClientKind::Interface,
+            &path,
+            ResourceType::NetworkInterfaces,
+        )
+        .await;
+    assert!(references(&nic, &pool), "{nic}");
+    assert_eq!(
+        nic["tags"]["owner"], "someone-else",
+        "the other writer's change is kept"
+    );
 }

@@ -283,7 +283,10 @@ impl PoolMembership {
                     self.instances.reads().wrote_scale_set(rg, doc);
                     written += 1;
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    self.instances.reads().forget_written(rg, None);
+                    errors.push(e);
+                }
             }
         }
         written
@@ -365,7 +368,10 @@ impl PoolMembership {
                     reads.wrote_scale_set_vm(rg, name, cached);
                     written += 1;
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    reads.forget_written(rg, Some(name));
+                    errors.push(e);
+                }
             }
         }
         written
@@ -435,7 +441,10 @@ impl PoolMembership {
                     reads.wrote_nic(group, doc);
                     written += 1;
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    reads.forget_written(group, None);
+                    errors.push(e);
+                }
             }
         }
         written

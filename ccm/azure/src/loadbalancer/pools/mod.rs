@@ -46,6 +46,10 @@
 //!   per resource group or scale set per TTL), and our own writes are patched into those lists
 //!   instead of re-listing; a second call with the same nodes sends nothing.
 //!
+//! - A failed write (e.g. 412 after someone else changed the NIC since we listed it) drops the
+//!   lists it came from, so the next call re-reads and retries with the new ETag (upstream
+//!   invalidates its caches after a pool write the same way).
+//!
 //! # Inferred
 //! - [infer] The patched list counts as freshly loaded (its TTL restarts at our write).
 //! - [infer] NIC PUTs run [`membership::NIC_CONCURRENCY`] at a time (upstream: all at once).
