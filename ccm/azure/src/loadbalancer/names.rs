@@ -37,7 +37,11 @@ pub fn backend_pool_name(cluster_name: &str, family: IpFamily) -> String {
 
 /// Per-family suffix of per-Service names: `-IPv6` only on the IPv6 half of a dual-stack Service.
 fn family_suffix(family: IpFamily, dual_stack: bool) -> &'static str {
-    if dual_stack { family.name_suffix() } else { "" }
+    if dual_stack {
+        family.name_suffix()
+    } else {
+        ""
+    }
 }
 
 /// Cuts `name` to [`MAX_NAME_LENGTH`]; when it was cut and now ends on something other than a
@@ -144,10 +148,7 @@ mod tests {
     #[test]
     fn load_balancer_and_pool_names() {
         assert_eq!(load_balancer_name("kubernetes", false), "kubernetes");
-        assert_eq!(
-            load_balancer_name("kubernetes", true),
-            "kubernetes-internal"
-        );
+        assert_eq!(load_balancer_name("kubernetes", true), "kubernetes-internal");
         assert_eq!(backend_pool_name("k8s", IpFamily::V4), "k8s");
         assert_eq!(backend_pool_name("k8s", IpFamily::V6), "k8s-IPv6");
     }
@@ -190,14 +191,7 @@ mod tests {
             format!("{base}-UDP-53-IPv6")
         );
         let subnet = "x".repeat(80);
-        let name = rule_name(
-            &base,
-            Some(&subnet),
-            Protocol::Sctp,
-            9000,
-            IpFamily::V4,
-            false,
-        );
+        let name = rule_name(&base, Some(&subnet), Protocol::Sctp, 9000, IpFamily::V4, false);
         assert_eq!(name.len(), MAX_NAME_LENGTH);
         assert!(name.ends_with("-SCTP-9000"));
     }
