@@ -78,5 +78,5 @@ mod test_support;
 pub use eligibility::{Exclusion, eligible_nodes};
 pub use error::PoolError;
 pub use membership::{PoolMembership, PoolWrites};
-pub use node_ip::set_node_ip_members;
+pub use node_ip::{set_node_ip_members, vnet_id};
 pub use pool_ref::PoolRef;

@@ -10,7 +10,20 @@ use crate::arm::resources::envelope::Reference;
 use crate::arm::resources::load_balancer::{
     BackendAddress, BackendAddressPool, BackendAddressPoolProperties, BackendAddressProperties,
 };
+use crate::config::Config;
 use crate::loadbalancer::IpFamily;
+
+/// The VNet id every nodeIP member carries (anchor-ccm.md §4.6):
+/// `/subscriptions/<subscriptionId>/resourceGroups/<vnetResourceGroup>/providers/Microsoft.Network/virtualNetworks/<vnetName>`.
+/// [infer] The main subscription even when `networkResourceSubscriptionID` is set.
+pub fn vnet_id(config: &Config) -> String {
+    format!(
+        "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/virtualNetworks/{}",
+        config.identity.subscription_id,
+        config.cluster.vnet_resource_group,
+        config.cluster.vnet_name
+    )
+}
 
 /// The node's first `InternalIP` of `family` from `status.addresses`, as upstream picks it.
 pub fn internal_ip(node: &Node, family: IpFamily) -> Option<IpAddr> {
@@ -142,6 +155,17 @@ mod tests {
                 .unwrap()[index],
         )
         .unwrap()
+    }
+
+    #[test]
+    fn vnet_id_from_the_config() {
+        let config = crate::loadbalancer::pools::test_support::config(
+            r#", "vnetName": "vnet", "vnetResourceGroup": "net-rg""#,
+        );
+        assert_eq!(
+            vnet_id(&config),
+            "/subscriptions/s/resourceGroups/net-rg/providers/Microsoft.Network/virtualNetworks/vnet"
+        );
     }
 
     #[test]
