@@ -248,7 +248,11 @@ async fn availability_set_nics_join_by_nic_put_and_the_control_plane_stays_out()
         .await
         .expect("ensure");
     assert_eq!(again, PoolWrites::default());
-    assert_eq!(s.writes().await, vec![]);
+    assert_eq!(
+        s.cluster.arm_calls().await,
+        vec![],
+        "our writes are in the cached lists: no read, no write"
+    );
 
     // With excludeMasterFromStandardLB off, the control-plane NIC joins: one NIC PUT.
     let with_master = s.membership_with(r#", "excludeMasterFromStandardLB": false"#);
@@ -379,7 +383,11 @@ async fn uniform_scale_set_model_then_instances_in_batches() {
         .await
         .expect("ensure");
     assert_eq!(again, PoolWrites::default());
-    assert_eq!(s.writes().await, vec![]);
+    assert_eq!(
+        s.cluster.arm_calls().await,
+        vec![],
+        "our writes are in the cached lists: no read, no write"
+    );
 
     // The sixth node joins: one instance PUT, the model is already right.
     s.cluster.clear_journal().await;
@@ -558,7 +566,11 @@ async fn mixed_cluster_every_node_model_joins_its_own_way() {
             .expect("ensure"),
         PoolWrites::default()
     );
-    assert_eq!(s.writes().await, vec![]);
+    assert_eq!(
+        s.cluster.arm_calls().await,
+        vec![],
+        "our writes are in the cached lists: no read, no write"
+    );
 }
 
 #[tokio::test]
