@@ -27,6 +27,35 @@ pub fn scale_set_key(resource_group: &str, scale_set: &str) -> String {
     format!("{resource_group}/{scale_set}").to_lowercase()
 }
 
+/// Puts `item` in place of the listed item with the same id in the cached list under `key`, so
+/// the cache shows the caller's own write without a re-read. A list without that item is dropped
+/// instead (the next reader lists again). The patched list counts as freshly loaded.
+fn replace_listed<T: Clone>(
+    cache: &TtlCache<String, Shared<T>>,
+    key: String,
+    item: T,
+    id: impl Fn(&T) -> Option<&str>,
+) {
+    let Some(list) = cache.peek(&key) else {
+        return;
+    };
+    let Some(wanted) = id(&item).map(str::to_string) else {
+        cache.invalidate(&key);
+        return;
+    };
+    let mut items = (*list).clone();
+    match items
+        .iter_mut()
+        .find(|i| id(i).is_some_and(|i| i.eq_ignore_ascii_case(&wanted)))
+    {
+        Some(slot) => {
+            *slot = item;
+            cache.insert(key, Arc::new(items));
+        }
+        None => cache.invalidate(&key),
+    }
+}
+
 /// The cached list reads of one subscription.
 pub struct NodeReads {
     arm: ArmClient,
@@ -81,6 +110,11 @@ impl NodeReads {
             scale_set_public_ips: TtlCache::new(policy(CacheKind::PublicIp)),
             compute_provider: TtlCache::new(CachePolicy::with_ttl(ZONES_REFRESH)),
         }
+    }
+
+    /// The ARM client the reads go through (writers next to these reads share it).
+    pub fn arm(&self) -> &ArmClient {
+        &self.arm
     }
 
     /// Public or Azure Stack api-versions (zones are disabled on Azure Stack).
@@ -293,6 +327,48 @@ impl NodeReads {
             self.scale_set_vms.invalidate(&key);
             self.scale_set_nics.invalidate(&key);
             self.scale_set_public_ips.invalidate(&key);
+        }
+    }
+
+    /// After the caller's own write of a NIC of `resource_group`: the cached NIC list holds the
+    /// written document (no re-read).
+    pub fn wrote_nic(&self, resource_group: &str, nic: NetworkInterface) {
+        replace_listed(&self.nics, resource_group.to_lowercase(), nic, |n| {
+            n.id.as_deref()
+        });
+    }
+
+    /// After the caller's own write of a scale set of `resource_group`: the cached scale-set list
+    /// holds the written document.
+    pub fn wrote_scale_set(&self, resource_group: &str, scale_set: VirtualMachineScaleSet) {
+        replace_listed(
+            &self.scale_sets,
+            resource_group.to_lowercase(),
+            scale_set,
+            |s| s.id.as_deref(),
+        );
+    }
+
+    /// After the caller's own write of a uniform instance: the cached instance list of its scale
+    /// set holds `vm` (which the caller keeps with its instance view).
+    pub fn wrote_scale_set_vm(&self, resource_group: &str, scale_set: &str, vm: ScaleSetVm) {
+        replace_listed(
+            &self.scale_set_vms,
+            scale_set_key(resource_group, scale_set),
+            vm,
+            |v| v.id.as_deref(),
+        );
+    }
+
+    /// After a failed write of ours (e.g. a 412 on a stale ETag): the NIC and scale-set lists of
+    /// `resource_group`, and the instance list of `scale_set`, are read again by the next caller.
+    pub fn forget_written(&self, resource_group: &str, scale_set: Option<&str>) {
+        let rg = resource_group.to_lowercase();
+        self.nics.invalidate(&rg);
+        self.scale_sets.invalidate(&rg);
+        if let Some(ss) = scale_set {
+            self.scale_set_vms
+                .invalidate(&scale_set_key(resource_group, ss));
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod network_io;
 pub mod nsg;
 pub mod parse;
 pub mod plan;
+pub mod pools;
 pub mod publicip;
 pub mod service;
 pub mod settings;
