@@ -14,6 +14,7 @@ use crate::arm::api_versions::CloudFlavor;
 use crate::arm::resource_id::ProviderId;
 use crate::cache::ReadMode;
 use crate::instances::{AzureInstances, InstanceError};
+use crate::provider::AzureError;
 
 /// Zone lookups for nodes, sharing the instances' cached reads.
 #[derive(Debug, Clone)]
@@ -42,9 +43,9 @@ impl AzureZones {
 }
 
 impl Zones for AzureZones {
-    type Error = InstanceError;
+    type Error = AzureError;
 
-    async fn get_zone(&self) -> Result<Zone, CloudError<InstanceError>> {
+    async fn get_zone(&self) -> Result<Zone, CloudError<AzureError>> {
         Err(CloudError::NotImplemented {
             operation: "Zones::get_zone",
         })
@@ -53,7 +54,7 @@ impl Zones for AzureZones {
     async fn get_zone_by_provider_id(
         &self,
         provider_id: &str,
-    ) -> Result<Zone, CloudError<InstanceError>> {
+    ) -> Result<Zone, CloudError<AzureError>> {
         let result = async {
             let id: ProviderId = provider_id.parse()?;
             self.instances
@@ -70,7 +71,7 @@ impl Zones for AzureZones {
     async fn get_zone_by_node_name(
         &self,
         node_name: &str,
-    ) -> Result<Zone, CloudError<InstanceError>> {
+    ) -> Result<Zone, CloudError<AzureError>> {
         let machine = self
             .instances
             .resolve(&self.instances.named(node_name), ReadMode::Default)

@@ -3,6 +3,7 @@
 use ccm_cloud::{CloudError, Retry};
 
 use crate::arm::ArmError;
+use crate::provider::AzureError;
 use crate::arm::resource_id::ResourceIdError;
 use crate::arm::resources::SelectionError;
 
@@ -41,9 +42,14 @@ pub enum InstanceError {
 }
 
 impl InstanceError {
-    /// The `CloudError` the controllers see: not found is `InstanceNotFound`, throttling carries
-    /// its delay, transient ARM failures back off, the rest are final.
-    pub fn into_cloud(self) -> CloudError<InstanceError> {
+    /// The `CloudError` the controllers see, over the provider's error type.
+    pub fn into_cloud(self) -> CloudError<AzureError> {
+        self.classify().map_source(AzureError::from)
+    }
+
+    /// The classification: not found is `InstanceNotFound`, throttling carries its delay,
+    /// transient ARM failures back off, the rest are final.
+    pub fn classify(self) -> CloudError<InstanceError> {
         match &self {
             InstanceError::NotFound { .. } => CloudError::InstanceNotFound,
             InstanceError::Arm(e) if e.is_throttled() || e.is_rate_limited() => {

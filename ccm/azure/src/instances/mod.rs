@@ -57,6 +57,7 @@ use k8s_openapi::api::core::v1::Node;
 use crate::arm::resource_id::{NodeIdKind, ProviderId};
 use crate::cache::ReadMode;
 use crate::config::VmType;
+use crate::provider::AzureError;
 
 pub use error::InstanceError;
 pub use machine::{Machine, Placement};
@@ -220,15 +221,15 @@ impl AzureInstances {
 }
 
 impl InstancesV2 for AzureInstances {
-    type Error = InstanceError;
+    type Error = AzureError;
 
-    async fn instance_exists(&self, node: &Node) -> Result<bool, CloudError<InstanceError>> {
+    async fn instance_exists(&self, node: &Node) -> Result<bool, CloudError<AzureError>> {
         self.exists(&self.node_ref(node))
             .await
             .map_err(InstanceError::into_cloud)
     }
 
-    async fn instance_shutdown(&self, node: &Node) -> Result<bool, CloudError<InstanceError>> {
+    async fn instance_shutdown(&self, node: &Node) -> Result<bool, CloudError<AzureError>> {
         let node = self.node_ref(node);
         if !node.managed {
             return Ok(false);
@@ -243,7 +244,7 @@ impl InstancesV2 for AzureInstances {
     async fn instance_metadata(
         &self,
         node: &Node,
-    ) -> Result<InstanceMetadata, CloudError<InstanceError>> {
+    ) -> Result<InstanceMetadata, CloudError<AzureError>> {
         let node = self.node_ref(node);
         if !node.managed {
             return Ok(InstanceMetadata {

@@ -156,11 +156,15 @@ impl NetworkIo {
             .await
     }
 
-    /// The cluster NSG; `None` when it does not exist (nothing to secure).
+    /// The cluster NSG; `None` when it does not exist or none is configured (nothing to secure).
     pub async fn get_security_group(
         &self,
         settings: &LbSettings,
     ) -> Result<Option<NetworkSecurityGroup>, ArmError> {
+        if settings.security_group.is_empty() {
+            tracing::warn!("securityGroupName is not configured: Service NSG rules are not managed");
+            return Ok(None);
+        }
         let path = settings.nsg_path();
         match self
             .arm

@@ -1,17 +1,25 @@
 //! [`AzureProvider`]: azure.json → cloud endpoints + credential + ARM client + caches, exposed
 //! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]) and zones
-//! ([`crate::zones`]); load balancers and routes are not offered yet (`None`).
+//! ([`crate::zones`]) and Service load balancers ([`crate::loadbalancer`]); routes are not offered
+//! yet (`None`).
+
+mod error;
 
 use std::sync::Arc;
 
 use ccm_cloud::{NotOffered, Provider};
+
+pub use error::AzureError;
 
 use crate::arm::api_versions::CloudFlavor;
 use crate::arm::{ArmClient, ArmClientOptions, ArmError};
 use crate::cloud::CloudError as CloudSetupError;
 use crate::config::{Cloud, Config};
 use crate::credential::{CredentialError, CredentialOptions, Credentials};
-use crate::instances::{AzureInstances, InstanceError, NodeReads};
+use crate::instances::{AzureInstances, NodeReads};
+use crate::loadbalancer::network_io::NetworkIo;
+use crate::loadbalancer::pools::PoolMembership;
+use crate::loadbalancer::{AzureLoadBalancer, LbReconciler};
 use crate::metrics::ArmMetrics;
 use crate::zones::AzureZones;
 
@@ -51,6 +59,7 @@ pub enum BuildError {
 pub struct AzureProvider {
     instances: AzureInstances,
     zones: AzureZones,
+    load_balancer: AzureLoadBalancer,
 }
 
 impl AzureProvider {
@@ -85,6 +94,7 @@ impl AzureProvider {
         } else {
             CloudFlavor::Public
         };
+        let network = NetworkIo::new(arm.clone(), flavor);
         let reads = Arc::new(NodeReads::new(
             arm,
             &identity.subscription_id,
@@ -99,7 +109,23 @@ impl AzureProvider {
             cluster.node_instance_not_found_grace_period,
         );
         let zones = AzureZones::new(instances.clone(), &cluster.location);
-        AzureProvider { instances, zones }
+        let pools = PoolMembership::new(instances.clone(), config);
+        let load_balancer = AzureLoadBalancer::new(LbReconciler::new(
+            network,
+            Arc::new(config.clone()),
+            zones.clone(),
+            pools,
+        ));
+        AzureProvider {
+            instances,
+            zones,
+            load_balancer,
+        }
+    }
+
+    /// Service load balancers (also reachable through [`Provider::load_balancer`]).
+    pub fn load_balancers(&self) -> &AzureLoadBalancer {
+        &self.load_balancer
     }
 
     /// Node metadata (also reachable through [`Provider::instances_v2`]).
@@ -109,11 +135,11 @@ impl AzureProvider {
 }
 
 impl Provider for AzureProvider {
-    type Error = InstanceError;
+    type Error = AzureError;
     type Instances = AzureInstances;
     type Zones = AzureZones;
-    type LoadBalancer = NotOffered<InstanceError>;
-    type Routes = NotOffered<InstanceError>;
+    type LoadBalancer = AzureLoadBalancer;
+    type Routes = NotOffered<AzureError>;
 
     fn provider_name(&self) -> &'static str {
         "azure"
@@ -127,11 +153,11 @@ impl Provider for AzureProvider {
         Some(&self.zones)
     }
 
-    fn load_balancer(&self) -> Option<&NotOffered<InstanceError>> {
-        None
+    fn load_balancer(&self) -> Option<&AzureLoadBalancer> {
+        Some(&self.load_balancer)
     }
 
-    fn routes(&self) -> Option<&NotOffered<InstanceError>> {
+    fn routes(&self) -> Option<&NotOffered<AzureError>> {
         None
     }
 }

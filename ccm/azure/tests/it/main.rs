@@ -7,6 +7,7 @@ mod fake_azure;
 mod imds_node_metadata;
 mod lb_plan;
 mod lb_pools;
+mod lb_services;
 mod models_write_back;
 mod node_metadata_arm;
 mod resource_models;

@@ -1,0 +1,675 @@
+//! The executor of a Service reconcile: reads the current documents once (LB list, PIP list, NSG),
+//! asks the pure plans what must change, and writes only that, in upstream's order
+//! (anchor-ccm.md §4.1): PIPs the frontends need → LB → pool members → NSG → the Service's
+//! leftovers on the flipped (internal↔public) LB → PIPs no longer used. Deletion: NSG → LB →
+//! flipped LB → PIPs.
+//!
+//! Serialisation: one reconcile at a time per provider (upstream's process-wide mutex), because
+//! the LB, the NSG and shared PIPs are documents several Services write; each write carries the
+//! ETag of the document it was planned from, and a 412 re-runs the whole reconcile once from fresh
+//! reads. Upstream additionally takes the Lease `kube-system/aks-managed-resource-locker`; that
+//! Lease needs the Kubernetes client, so the service controller holds it around each call.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+
+use super::error::LbError;
+use super::network_io::NetworkIo;
+use super::parse::{ParseContext, parse_service};
+use super::plan::{FrontendSource, LbChange, LbTarget, plan_ensure, plan_remove};
+use super::pools::{PoolMembership, eligible_nodes, set_node_ip_members};
+use super::publicip::{self, PipContext};
+use super::service::{IpFamily, LbService, PerFamily};
+use super::settings::LbSettings;
+use super::status::status;
+use super::{names, nsg};
+use crate::arm::resources::load_balancer::LoadBalancer;
+use crate::arm::resources::public_ip_address::PublicIpAddress;
+use crate::config::{BackendPoolType, Config};
+use crate::zones::AzureZones;
+
+/// The cluster's Services as the service controller's cache holds them: the NSG plan keeps the
+/// destinations other Services still need on a shared frontend IP (upstream lists Services too).
+pub trait ServiceSource: Send + Sync {
+    /// Every Service of the cluster (any type; non-LoadBalancer ones are skipped).
+    fn services(&self) -> Vec<Service>;
+}
+
+/// Runs Service reconciles against ARM.
+pub struct LbReconciler {
+    /// Node IPs of the last node set seen (deletion of a floating-IP-off Service removes them
+    /// from its NSG rules; the delete call carries no nodes).
+    last_node_ips: std::sync::Mutex<Vec<IpAddr>>,
+    services: std::sync::RwLock<Option<Arc<dyn ServiceSource>>>,
+    io: NetworkIo,
+    settings: LbSettings,
+    config: Arc<Config>,
+    zones: AzureZones,
+    pools: PoolMembership,
+    parse: ParseContext,
+    serial: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for LbReconciler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LbReconciler")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one reconcile read: both cluster LBs and the Service's PIP resource group.
+struct Snapshot {
+    wanted: Option<LoadBalancer>,
+    flipped: Option<LoadBalancer>,
+    pips: Vec<PublicIpAddress>,
+}
+
+/// `(pip id, address)` of every listed PIP with an address.
+fn addresses(pips: &[PublicIpAddress]) -> Vec<(String, IpAddr)> {
+    pips.iter()
+        .filter_map(|p| Some((p.id.clone()?, publicip::plan::address_of(p)?)))
+        .collect()
+}
+
+/// The first InternalIP of `family` of each node (nodeIP pools and floating-IP-off NSG rules).
+fn node_ips(nodes: &[&Node], family: IpFamily) -> Vec<IpAddr> {
+    nodes
+        .iter()
+        .filter_map(|node| {
+            node.status
+                .as_ref()?
+                .addresses
+                .as_ref()?
+                .iter()
+                .filter(|a| a.type_ == "InternalIP")
+                .filter_map(|a| a.address.parse::<IpAddr>().ok())
+                .find(|ip| IpFamily::of(ip) == family)
+        })
+        .collect()
+}
+
+/// The Service's identity when its annotations no longer parse: deletion must still find and
+/// remove what it owns.
+fn fallback(service: &Service) -> LbService {
+    let meta = &service.metadata;
+    let uid = meta.uid.clone().unwrap_or_default();
+    let internal = meta
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(ccm_names::service_annotations::INTERNAL))
+        .is_some_and(|v| v == "true");
+    let families = service
+        .spec
+        .as_ref()
+        .and_then(|s| s.ip_families.as_ref())
+        .map(|f| {
+            f.iter()
+                .map(|x| {
+                    if x == "IPv6" {
+                        IpFamily::V6
+                    } else {
+                        IpFamily::V4
+                    }
+                })
+                .collect()
+        })
+        .filter(|f: &Vec<IpFamily>| !f.is_empty())
+        .unwrap_or_else(|| vec![IpFamily::V4]);
+    LbService {
+        key: super::ServiceKey {
+            namespace: meta.namespace.clone().unwrap_or_default(),
+            name: meta.name.clone().unwrap_or_default(),
+        },
+        base_name: names::base_name(&uid),
+        uid,
+        internal,
+        internal_subnet: None,
+        families,
+        requested_ips: PerFamily::default(),
+        public_ip: Default::default(),
+        ports: Vec::new(),
+        rules: Default::default(),
+        local_health_check_node_port: None,
+        probe: Default::default(),
+        security: Default::default(),
+        additional_public_ips: Vec::new(),
+    }
+}
+
+impl LbReconciler {
+    /// Over the provider's ARM client, zones and pool writer, for `config`.
+    pub fn new(io: NetworkIo, config: Arc<Config>, zones: AzureZones, pools: PoolMembership) -> Self {
+        let settings = LbSettings::from_config(&config);
+        let parse = ParseContext {
+            sku: config.load_balancer.sku,
+            probe_mode: config.load_balancer.health_probe_mode,
+        };
+        LbReconciler {
+            last_node_ips: std::sync::Mutex::new(Vec::new()),
+            services: std::sync::RwLock::new(None),
+            io,
+            settings,
+            config,
+            zones,
+            pools,
+            parse,
+            serial: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Where the NSG plan learns about the other Services (set once the controller's cache runs).
+    pub fn set_service_source(&self, source: Arc<dyn ServiceSource>) {
+        if let Ok(mut slot) = self.services.write() {
+            *slot = Some(source);
+        }
+    }
+
+    /// Other LoadBalancer Services whose NSG destinations overlap `mine` on these LBs: they share
+    /// a frontend IP, or, with floating IP off, the node IPs.
+    fn sharing_services(
+        &self,
+        svc: &LbService,
+        mine: &nsg::Destinations,
+        lbs: &[&LoadBalancer],
+        known: &[(String, IpAddr)],
+    ) -> Vec<(LbService, nsg::Destinations)> {
+        let source = match self.services.read() {
+            Ok(slot) => slot.clone(),
+            Err(_) => None,
+        };
+        let Some(source) = source else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for service in source.services() {
+            let is_lb = service
+                .spec
+                .as_ref()
+                .and_then(|s| s.type_.as_deref())
+                .is_some_and(|t| t == "LoadBalancer");
+            if !is_lb || service.metadata.uid.as_deref() == Some(svc.uid.as_str()) {
+                continue;
+            }
+            let Ok(parsed) = parse_service(&service, &self.parse) else {
+                continue;
+            };
+            let other = parsed.service;
+            let frontend_ips: Vec<IpAddr> = lbs
+                .iter()
+                .filter_map(|lb| status(lb, &other, known))
+                .flat_map(|s| ingress_ips(&s, &other))
+                .collect();
+            let shares_frontend = frontend_ips.iter().any(|ip| mine.frontend_ips.contains(ip));
+            let shares_nodes = !other.rules.floating_ip && !mine.backend_ips.is_empty();
+            if shares_frontend || shares_nodes {
+                let backend_ips = if other.rules.floating_ip {
+                    Vec::new()
+                } else {
+                    mine.backend_ips.clone()
+                };
+                out.push((
+                    other,
+                    nsg::Destinations {
+                        frontend_ips,
+                        backend_ips,
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    /// Remembers the eligible nodes' IPs (both families) for later deletions.
+    fn remember_nodes(&self, eligible: &[&Node]) {
+        let ips: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
+            .iter()
+            .flat_map(|f| node_ips(eligible, *f))
+            .collect();
+        if let Ok(mut last) = self.last_node_ips.lock() {
+            *last = ips;
+        }
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &LbSettings {
+        &self.settings
+    }
+
+    /// Parses the Service (typed error naming the annotation on bad input; nothing is written).
+    pub fn parse(&self, service: &Service) -> Result<LbService, LbError> {
+        let parsed = parse_service(service, &self.parse)?;
+        for warning in &parsed.warnings {
+            tracing::warn!(service = %parsed.service.key, reason = warning.reason, "{}", warning.message);
+        }
+        Ok(parsed.service)
+    }
+
+    fn target(&self, cluster_name: &str, internal: bool, zones: Vec<String>) -> LbTarget {
+        let s = &self.settings;
+        LbTarget {
+            subscription: s.subscription.clone(),
+            resource_group: s.lb_resource_group.clone(),
+            name: s.lb_name(cluster_name, internal),
+            location: s.location.clone(),
+            cluster_name: cluster_name.to_string(),
+            sku: s.sku,
+            disable_outbound_snat: s.disable_outbound_snat,
+            probe_mode: s.probe_mode,
+            shared_probe_port: s.shared_probe_port,
+            shared_probe_path: s.shared_probe_path.clone(),
+            internal_frontend_zones: if internal && s.standard() { zones } else { Vec::new() },
+            tags: s.tags.clone(),
+        }
+    }
+
+    fn pip_context(&self, cluster_name: &str, zones: Vec<String>) -> PipContext {
+        let s = &self.settings;
+        PipContext {
+            cluster_name: cluster_name.to_string(),
+            resource_group: s.resource_group.clone(),
+            location: s.location.clone(),
+            zones,
+            standard_sku: s.standard(),
+            config_tags: s.tags.clone(),
+            system_tags: s.system_tags.clone(),
+            ip_tag_mutation: s.ip_tag_mutation,
+        }
+    }
+
+    async fn region_zones(&self) -> Result<Vec<String>, LbError> {
+        if !self.settings.standard() {
+            return Ok(Vec::new());
+        }
+        Ok(self.zones.region_zones().await?)
+    }
+
+    async fn snapshot(&self, cluster_name: &str, svc: &LbService, pip_rg: &str) -> Result<Snapshot, LbError> {
+        let lbs = self.io.list_load_balancers(&self.settings).await?;
+        let find = |name: String| {
+            lbs.iter()
+                .find(|lb| lb.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&name)))
+                .cloned()
+        };
+        let wanted = find(self.settings.lb_name(cluster_name, svc.internal));
+        let flipped = find(self.settings.lb_name(cluster_name, !svc.internal));
+        let pips = self.io.list_public_ips(&self.settings, pip_rg).await?;
+        Ok(Snapshot {
+            wanted,
+            flipped,
+            pips,
+        })
+    }
+
+    fn pool_ids(&self, lb_name: &str, cluster_name: &str, svc: &LbService) -> Vec<String> {
+        svc.families
+            .iter()
+            .map(|f| self.settings.pool_id(lb_name, cluster_name, *f))
+            .collect()
+    }
+
+    /// Creates or updates everything the Service needs; returns its status.
+    pub async fn ensure(
+        &self,
+        cluster_name: &str,
+        service: &Service,
+        nodes: &[Node],
+    ) -> Result<LoadBalancerStatus, LbError> {
+        let svc = self.parse(service)?;
+        let _serial = self.serial.lock().await;
+        match self.ensure_once(cluster_name, &svc, nodes).await {
+            Err(e) if e.is_precondition_failed() => {
+                tracing::debug!(service = %svc.key, "a document changed under us: planning again from fresh reads");
+                self.ensure_once(cluster_name, &svc, nodes).await
+            }
+            other => other,
+        }
+    }
+
+    async fn ensure_once(
+        &self,
+        cluster_name: &str,
+        svc: &LbService,
+        nodes: &[Node],
+    ) -> Result<LoadBalancerStatus, LbError> {
+        let zones = self.region_zones().await?;
+        let pip_ctx = self.pip_context(cluster_name, zones.clone());
+        let pip_rg = pip_ctx.resource_group_for(svc).to_string();
+        let snap = self.snapshot(cluster_name, svc, &pip_rg).await?;
+        let pip_plan = publicip::plan(svc, true, &pip_ctx, &snap.pips)?;
+        for warning in &pip_plan.warnings {
+            tracing::warn!(service = %svc.key, "{warning}");
+        }
+        let mut known = addresses(&snap.pips);
+        let mut frontends: PerFamily<Option<FrontendSource>> = PerFamily::default();
+        for wanted in &pip_plan.wanted {
+            let pip = match (&wanted.write, &wanted.current) {
+                (Some(body), _) => {
+                    let written = self.io.put_public_ip(&self.settings, &pip_rg, body).await?;
+                    known.extend(addresses(std::slice::from_ref(&written)));
+                    written
+                }
+                (None, Some(current)) => current.clone(),
+                (None, None) => continue,
+            };
+            if let Some(id) = pip.id.clone() {
+                *frontends.get_mut(wanted.family) = Some(FrontendSource::Public { pip_id: id });
+            }
+        }
+        if svc.internal {
+            for family in &svc.families {
+                *frontends.get_mut(*family) = Some(FrontendSource::Internal {
+                    subnet_id: self.settings.subnet_id(svc),
+                    private_ip: *svc.requested_ips.get(*family),
+                });
+            }
+        }
+
+        let target = self.target(cluster_name, svc.internal, zones.clone());
+        let eligible = eligible_nodes(nodes, &self.config);
+        self.remember_nodes(&eligible);
+        let mut desired = match plan_ensure(snap.wanted.as_ref(), &target, svc, &frontends)? {
+            LbChange::Put(body) => Some(body),
+            LbChange::Unchanged | LbChange::Delete => snap.wanted.clone(),
+        };
+        let manage_members = !self.settings.preconfigured_pools;
+        if let Some(body) = desired.as_mut()
+            && manage_members
+            && self.settings.pool_type == BackendPoolType::NodeIp
+        {
+            let vnet = self.settings.vnet_id();
+            for family in &svc.families {
+                let pool = names::backend_pool_name(cluster_name, *family);
+                set_node_ip_members(body, &pool, *family, &eligible, &vnet);
+            }
+        }
+        let lb = match desired {
+            Some(body) if Some(&body) != snap.wanted.as_ref() => {
+                Some(self.io.put_load_balancer(&self.settings, &body).await?)
+            }
+            other => other,
+        };
+        let Some(lb) = lb else {
+            return Err(LbError::NoLoadBalancer {
+                service: svc.key.to_string(),
+            });
+        };
+        if manage_members && self.settings.pool_type == BackendPoolType::NodeIpConfiguration {
+            let ids = self.pool_ids(&target.name, cluster_name, svc);
+            self.pools.ensure(&ids, &eligible).await?;
+        }
+        let Some(lb_status) = status(&lb, svc, &known) else {
+            return Err(LbError::NoIngress {
+                service: svc.key.to_string(),
+            });
+        };
+
+        if !svc.security.disabled {
+            let frontend_ips = ingress_ips(&lb_status, svc);
+            let backend_ips = if svc.rules.floating_ip {
+                Vec::new()
+            } else {
+                svc.families.iter().flat_map(|f| node_ips(&eligible, *f)).collect()
+            };
+            let dst = nsg::Destinations {
+                frontend_ips,
+                backend_ips,
+            };
+            let others = self.sharing_services(svc, &dst, &[&lb], &known);
+            self.ensure_nsg(svc, &dst, &others).await?;
+        }
+
+        if let Some(flipped) = &snap.flipped {
+            let flipped_target = self.target(cluster_name, !svc.internal, zones);
+            self.remove_from(flipped, &flipped_target, cluster_name, svc).await?;
+        }
+        self.release_public_ips(&pip_rg, &pip_plan.updates, &pip_plan.deletes).await?;
+        Ok(lb_status)
+    }
+
+    /// Puts the Service's NSG rules in place, keeping what `others` need.
+    async fn ensure_nsg(
+        &self,
+        svc: &LbService,
+        dst: &nsg::Destinations,
+        others: &[(LbService, nsg::Destinations)],
+    ) -> Result<(), LbError> {
+        let Some(current) = self.io.get_security_group(&self.settings).await? else {
+            return Ok(());
+        };
+        let others: Vec<(&LbService, &nsg::Destinations)> = others.iter().map(|(s, d)| (s, d)).collect();
+        if let Some(body) = nsg::plan_ensure_shared(&current, svc, dst, &others)? {
+            self.io.put_security_group(&self.settings, &body).await?;
+        }
+        Ok(())
+    }
+
+    /// Takes the Service's destinations out of the NSG, keeping what `others` need.
+    async fn remove_nsg(
+        &self,
+        svc: &LbService,
+        dst: &nsg::Destinations,
+        others: &[(LbService, nsg::Destinations)],
+    ) -> Result<(), LbError> {
+        if svc.security.disabled {
+            return Ok(());
+        }
+        let Some(current) = self.io.get_security_group(&self.settings).await? else {
+            return Ok(());
+        };
+        let others: Vec<(&LbService, &nsg::Destinations)> = others.iter().map(|(s, d)| (s, d)).collect();
+        if let Some(body) = nsg::plan_remove_shared(&current, svc, dst, &others) {
+            self.io.put_security_group(&self.settings, &body).await?;
+        }
+        Ok(())
+    }
+
+    /// Removes the Service from `lb` (PUT), or deletes `lb` when its last frontend goes (pools
+    /// detached from the nodes first).
+    async fn remove_from(
+        &self,
+        lb: &LoadBalancer,
+        target: &LbTarget,
+        cluster_name: &str,
+        svc: &LbService,
+    ) -> Result<(), LbError> {
+        match plan_remove(lb, target, svc) {
+            LbChange::Unchanged => Ok(()),
+            LbChange::Put(body) => {
+                self.io.put_load_balancer(&self.settings, &body).await?;
+                Ok(())
+            }
+            LbChange::Delete => {
+                if self.settings.pool_type == BackendPoolType::NodeIpConfiguration
+                    && !self.settings.preconfigured_pools
+                {
+                    let ids: Vec<String> = [IpFamily::V4, IpFamily::V6]
+                        .iter()
+                        .map(|f| self.settings.pool_id(&target.name, cluster_name, *f))
+                        .collect();
+                    self.pools.detach_all(&ids).await?;
+                }
+                self.io.delete_load_balancer(&self.settings, lb).await?;
+                Ok(())
+            }
+        }
+    }
+
+    async fn release_public_ips(
+        &self,
+        pip_rg: &str,
+        updates: &[PublicIpAddress],
+        deletes: &[PublicIpAddress],
+    ) -> Result<(), LbError> {
+        for pip in updates {
+            self.io.put_public_ip(&self.settings, pip_rg, pip).await?;
+        }
+        for pip in deletes {
+            self.io.delete_public_ip(&self.settings, pip_rg, pip).await?;
+        }
+        Ok(())
+    }
+
+    /// Node set changed: brings the pool members (and, with floating IP off, the NSG backend
+    /// destinations) up to date for a Service that already has a frontend; the frontend, rules,
+    /// probes and PIPs are left to the next `ensure`. Writes are per LB / NIC / scale set whose
+    /// membership changed, so the first Service of a node join pays and the others find nothing
+    /// to do.
+    pub async fn update_hosts(
+        &self,
+        cluster_name: &str,
+        service: &Service,
+        nodes: &[Node],
+    ) -> Result<(), LbError> {
+        let svc = self.parse(service)?;
+        let _serial = self.serial.lock().await;
+        match self.update_hosts_once(cluster_name, &svc, nodes).await {
+            Err(e) if e.is_precondition_failed() => {
+                self.update_hosts_once(cluster_name, &svc, nodes).await
+            }
+            other => other,
+        }
+    }
+
+    async fn update_hosts_once(
+        &self,
+        cluster_name: &str,
+        svc: &LbService,
+        nodes: &[Node],
+    ) -> Result<(), LbError> {
+        let lbs = self.io.list_load_balancers(&self.settings).await?;
+        let name = self.settings.lb_name(cluster_name, svc.internal);
+        let Some(current) = lbs
+            .into_iter()
+            .find(|lb| lb.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&name)))
+        else {
+            return Ok(());
+        };
+        if super::plan::service_frontends(&current, svc).is_empty() {
+            return Ok(());
+        }
+        let eligible = eligible_nodes(nodes, &self.config);
+        self.remember_nodes(&eligible);
+        if !self.settings.preconfigured_pools {
+            match self.settings.pool_type {
+                BackendPoolType::NodeIp => {
+                    let mut body = current.clone();
+                    let vnet = self.settings.vnet_id();
+                    for family in &svc.families {
+                        let pool = names::backend_pool_name(cluster_name, *family);
+                        set_node_ip_members(&mut body, &pool, *family, &eligible, &vnet);
+                    }
+                    if body != current {
+                        self.io.put_load_balancer(&self.settings, &body).await?;
+                    }
+                }
+                BackendPoolType::NodeIpConfiguration => {
+                    let ids = self.pool_ids(&name, cluster_name, svc);
+                    self.pools.ensure(&ids, &eligible).await?;
+                }
+                _ => {}
+            }
+        }
+        if !svc.rules.floating_ip && !svc.security.disabled {
+            let pip_rg = self
+                .pip_context(cluster_name, Vec::new())
+                .resource_group_for(svc)
+                .to_string();
+            let pips = self.io.list_public_ips(&self.settings, &pip_rg).await?;
+            if let Some(lb_status) = status(&current, svc, &addresses(&pips)) {
+                let backend_ips = svc
+                    .families
+                    .iter()
+                    .flat_map(|f| node_ips(&eligible, *f))
+                    .collect();
+                let dst = nsg::Destinations {
+                    frontend_ips: ingress_ips(&lb_status, svc),
+                    backend_ips,
+                };
+                let known = addresses(&pips);
+                let others = self.sharing_services(svc, &dst, &[&current], &known);
+                self.ensure_nsg(svc, &dst, &others).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes what the Service owns: NSG destinations, LB children (or the LB), PIPs.
+    pub async fn ensure_deleted(&self, cluster_name: &str, service: &Service) -> Result<(), LbError> {
+        let svc = self.parse(service).unwrap_or_else(|_| fallback(service));
+        let _serial = self.serial.lock().await;
+        match self.delete_once(cluster_name, &svc).await {
+            Err(e) if e.is_precondition_failed() => self.delete_once(cluster_name, &svc).await,
+            other => other,
+        }
+    }
+
+    async fn delete_once(&self, cluster_name: &str, svc: &LbService) -> Result<(), LbError> {
+        let zones = self.region_zones().await?;
+        let pip_ctx = self.pip_context(cluster_name, zones.clone());
+        let pip_rg = pip_ctx.resource_group_for(svc).to_string();
+        let snap = self.snapshot(cluster_name, svc, &pip_rg).await?;
+        let known = addresses(&snap.pips);
+        let mut frontend_ips = Vec::new();
+        for lb in snap.wanted.iter().chain(snap.flipped.iter()) {
+            if let Some(s) = status(lb, svc, &known) {
+                frontend_ips.extend(ingress_ips(&s, svc));
+            }
+        }
+        let backend_ips = if svc.rules.floating_ip {
+            Vec::new()
+        } else {
+            self.last_node_ips
+                .lock()
+                .map(|ips| ips.clone())
+                .unwrap_or_default()
+        };
+        let dst = nsg::Destinations {
+            frontend_ips,
+            backend_ips,
+        };
+        let lbs: Vec<&LoadBalancer> = snap.wanted.iter().chain(snap.flipped.iter()).collect();
+        let others = self.sharing_services(svc, &dst, &lbs, &known);
+        self.remove_nsg(svc, &dst, &others).await?;
+        for (lb, internal) in [(&snap.wanted, svc.internal), (&snap.flipped, !svc.internal)] {
+            if let Some(lb) = lb {
+                let target = self.target(cluster_name, internal, zones.clone());
+                self.remove_from(lb, &target, cluster_name, svc).await?;
+            }
+        }
+        let pip_plan = publicip::plan(svc, false, &pip_ctx, &snap.pips)?;
+        self.release_public_ips(&pip_rg, &pip_plan.updates, &pip_plan.deletes)
+            .await
+    }
+
+    /// The Service's status if it has a frontend on either cluster LB.
+    pub async fn status_of(
+        &self,
+        cluster_name: &str,
+        service: &Service,
+    ) -> Result<Option<LoadBalancerStatus>, LbError> {
+        let svc = self.parse(service).unwrap_or_else(|_| fallback(service));
+        let pip_ctx = self.pip_context(cluster_name, Vec::new());
+        let pip_rg = pip_ctx.resource_group_for(&svc).to_string();
+        let snap = self.snapshot(cluster_name, &svc, &pip_rg).await?;
+        let known = addresses(&snap.pips);
+        Ok(snap
+            .wanted
+            .iter()
+            .chain(snap.flipped.iter())
+            .find_map(|lb| status(lb, &svc, &known)))
+    }
+}
+
+/// Frontend IPs of a status, without the additional public IPs appended at its end.
+fn ingress_ips(status: &LoadBalancerStatus, svc: &LbService) -> Vec<IpAddr> {
+    status
+        .ingress
+        .iter()
+        .flatten()
+        .filter_map(|i| i.ip.as_deref()?.parse::<IpAddr>().ok())
+        .filter(|ip| !svc.additional_public_ips.contains(ip))
+        .collect()
+}
