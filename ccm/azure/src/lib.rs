@@ -15,5 +15,6 @@ pub mod instances;
 pub mod loadbalancer;
 pub mod metrics;
 pub mod provider;
+pub mod routes;
 pub mod throttle;
 pub mod zones;

@@ -1,6 +1,7 @@
 //! [`AzureProvider`]: azure.json → cloud endpoints + credential + ARM client + caches, exposed
-//! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]) and zones
-//! ([`crate::zones`]); load balancers and routes are not offered yet (`None`).
+//! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]), zones
+//! ([`crate::zones`]) and pod CIDR routes ([`crate::routes`]); load balancers are not offered
+//! yet (`None`).
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use crate::config::{Cloud, Config};
 use crate::credential::{CredentialError, CredentialOptions, Credentials};
 use crate::instances::{AzureInstances, InstanceError, NodeReads};
 use crate::metrics::ArmMetrics;
+use crate::routes::AzureRoutes;
 use crate::zones::AzureZones;
 
 /// What the binaries decide besides azure.json.
@@ -51,6 +53,7 @@ pub enum BuildError {
 pub struct AzureProvider {
     instances: AzureInstances,
     zones: AzureZones,
+    routes: AzureRoutes,
 }
 
 impl AzureProvider {
@@ -86,7 +89,7 @@ impl AzureProvider {
             CloudFlavor::Public
         };
         let reads = Arc::new(NodeReads::new(
-            arm,
+            arm.clone(),
             &identity.subscription_id,
             flavor,
             &config.cache,
@@ -99,12 +102,22 @@ impl AzureProvider {
             cluster.node_instance_not_found_grace_period,
         );
         let zones = AzureZones::new(instances.clone(), &cluster.location);
-        AzureProvider { instances, zones }
+        let routes = AzureRoutes::new(config, arm, flavor, instances.clone());
+        AzureProvider {
+            instances,
+            zones,
+            routes,
+        }
     }
 
     /// Node metadata (also reachable through [`Provider::instances_v2`]).
     pub fn instances(&self) -> &AzureInstances {
         &self.instances
+    }
+
+    /// Pod CIDR routes (also reachable through [`Provider::routes`]); feed it node events.
+    pub fn azure_routes(&self) -> &AzureRoutes {
+        &self.routes
     }
 }
 
@@ -113,7 +126,7 @@ impl Provider for AzureProvider {
     type Instances = AzureInstances;
     type Zones = AzureZones;
     type LoadBalancer = NotOffered<InstanceError>;
-    type Routes = NotOffered<InstanceError>;
+    type Routes = AzureRoutes;
 
     fn provider_name(&self) -> &'static str {
         "azure"
@@ -131,7 +144,7 @@ impl Provider for AzureProvider {
         None
     }
 
-    fn routes(&self) -> Option<&NotOffered<InstanceError>> {
-        None
+    fn routes(&self) -> Option<&AzureRoutes> {
+        Some(&self.routes)
     }
 }

@@ -1,0 +1,92 @@
+//! The nodes the routes side knows from the node informer: how to resolve each (resource group,
+//! providerID), which are unmanaged (`kubernetes.azure.com/managed=false`, routes kept in memory
+//! only), and the names whose legacy `<node>` routes a batch removes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+use ipnet::IpNet;
+
+use crate::instances::NodeRef;
+
+/// Known nodes and the in-memory routes of unmanaged ones.
+#[derive(Debug, Default)]
+pub struct NodeRegistry {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    nodes: BTreeMap<String, NodeRef>,
+    unmanaged_routes: BTreeMap<String, BTreeSet<IpNet>>,
+}
+
+impl NodeRegistry {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records (or refreshes) a node from the informer.
+    pub fn upsert(&self, node: NodeRef) {
+        let mut state = self.state();
+        if node.managed {
+            state.unmanaged_routes.remove(&node.name);
+        }
+        state.nodes.insert(node.name.clone(), node);
+    }
+
+    /// Forgets a deleted node and its in-memory routes.
+    pub fn remove(&self, name: &str) {
+        let mut state = self.state();
+        state.nodes.remove(name);
+        state.unmanaged_routes.remove(name);
+    }
+
+    /// The node as last seen, if the informer reported it.
+    pub fn get(&self, name: &str) -> Option<NodeRef> {
+        self.state().nodes.get(name).cloned()
+    }
+
+    /// True when the node is labelled unmanaged.
+    pub fn is_unmanaged(&self, name: &str) -> bool {
+        self.state().nodes.get(name).is_some_and(|n| !n.managed)
+    }
+
+    /// Every known node name.
+    pub fn names(&self) -> BTreeSet<String> {
+        self.state().nodes.keys().cloned().collect()
+    }
+
+    /// Remembers an unmanaged node's route.
+    pub fn add_unmanaged_route(&self, node: &str, cidr: IpNet) {
+        self.state()
+            .unmanaged_routes
+            .entry(node.to_string())
+            .or_default()
+            .insert(cidr);
+    }
+
+    /// Forgets an unmanaged node's route.
+    pub fn remove_unmanaged_route(&self, node: &str, cidr: &IpNet) {
+        let mut state = self.state();
+        if let Some(cidrs) = state.unmanaged_routes.get_mut(node) {
+            cidrs.remove(cidr);
+            if cidrs.is_empty() {
+                state.unmanaged_routes.remove(node);
+            }
+        }
+    }
+
+    /// The in-memory routes of nodes still known as unmanaged: (node, CIDR).
+    pub fn unmanaged_routes(&self) -> Vec<(String, IpNet)> {
+        let state = self.state();
+        state
+            .unmanaged_routes
+            .iter()
+            .filter(|(node, _)| state.nodes.get(*node).is_some_and(|n| !n.managed))
+            .flat_map(|(node, cidrs)| cidrs.iter().map(|c| (node.clone(), *c)))
+            .collect()
+    }
+}
