@@ -8,6 +8,7 @@ mod imds_node_metadata;
 mod models_write_back;
 mod node_metadata_arm;
 mod resource_models;
+mod routes;
 
 mod fake_azure_starts {
     use crate::fake_azure::{FakeAzure, example};
