@@ -175,3 +175,114 @@ pub async fn update_table(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use azure_core::credentials::{AccessToken, TokenCredential, TokenRequestOptions};
+
+    use super::*;
+    use crate::arm::ArmClient;
+    use crate::arm::api_versions::CloudFlavor;
+    use crate::arm::options::ArmClientOptions;
+    use crate::config::{Config, Inputs, Origin, SourceText, load};
+    use crate::metrics::ArmMetrics;
+    use crate::routes::table::TableSpec;
+
+    #[derive(Debug)]
+    struct NoToken;
+
+    #[async_trait::async_trait]
+    impl TokenCredential for NoToken {
+        async fn get_token(
+            &self,
+            _: &[&str],
+            _: Option<TokenRequestOptions<'_>>,
+        ) -> azure_core::Result<AccessToken> {
+            Ok(AccessToken::new(
+                "t".to_string(),
+                time::OffsetDateTime::now_utc() + time::Duration::hours(1),
+            ))
+        }
+    }
+
+    fn config() -> Config {
+        let origin = Origin::File("/etc/kubernetes/azure.json".into());
+        let text = r#"{"cloud": "AzurePublicCloud", "tenantId": "t", "subscriptionId": "s",
+            "aadClientId": "c", "aadClientSecret": "x", "resourceGroup": "rg",
+            "location": "eastus", "routeTableName": "rt"}"#;
+        load(&Inputs {
+            file: Some(SourceText {
+                origin: &origin,
+                text,
+            }),
+            secret: None,
+            env: BTreeMap::new(),
+        })
+        .unwrap()
+        .config
+    }
+
+    fn table(config: &Config) -> Arc<TableAccess> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let options = ArmClientOptions::new(
+            url::Url::parse("https://127.0.0.1:9/").unwrap(),
+            "https://management.azure.com/.default",
+        )
+        .unwrap();
+        let mut registry = prometheus_client::registry::Registry::default();
+        let arm = ArmClient::new(
+            options,
+            Arc::new(NoToken),
+            reqwest::Client::new(),
+            ArmMetrics::register(&mut registry),
+        );
+        Arc::new(TableAccess::new(
+            arm,
+            TableSpec::from_config(config),
+            CloudFlavor::Public,
+            config,
+        ))
+    }
+
+    #[tokio::test]
+    async fn dropping_the_batcher_stops_its_task() {
+        let config = config();
+        let table = table(&config);
+        let timing = BatchTiming {
+            interval: Duration::from_secs(3600),
+            waiting: Duration::ZERO,
+        };
+        let batcher = Batcher::new(Arc::clone(&table), Arc::default(), timing);
+        batcher.start();
+        assert_eq!(
+            Arc::strong_count(&table),
+            2,
+            "the running task holds the table"
+        );
+        drop(batcher);
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while Arc::strong_count(&table) > 1 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("the task is gone once the batcher is dropped");
+    }
+
+    #[test]
+    fn the_table_lives_in_the_network_subscription_and_is_tagged_only_in_the_cluster_group() {
+        let mut config = config();
+        config.identity.network_resource_subscription_id = Some("net".into());
+        config.cluster.tags = BTreeMap::from([("env".into(), "prod".into())]);
+        let spec = TableSpec::from_config(&config);
+        assert_eq!(
+            spec.path,
+            "/subscriptions/net/resourceGroups/rg/providers/Microsoft.Network/routeTables/rt"
+        );
+        assert!(spec.tags.is_some());
+        config.cluster.route_table_resource_group = "other-rg".into();
+        assert_eq!(TableSpec::from_config(&config).tags, None);
+    }
+}

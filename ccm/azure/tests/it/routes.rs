@@ -4,8 +4,10 @@
 
 use std::time::Duration;
 
+use ccm_azure::arm::{ArmClient, ArmClientOptions};
+use ccm_azure::credential::Credentials;
 use ccm_azure::metrics::ArmMetrics;
-use ccm_azure::provider::{AzureProvider, ProviderOptions};
+use ccm_azure::provider::AzureProvider;
 use ccm_cloud::{Provider, Route, Routes};
 use serde_json::Value;
 
@@ -14,22 +16,38 @@ use crate::resource_models::Arm;
 
 const TABLE: &str = "k8s-routetable";
 
-/// A provider whose batches run every `interval` (the first one `interval` after the first
-/// operation) and release their waiters right after the write.
-async fn provider_every(cluster: &Cluster, interval: Duration) -> AzureProvider {
-    let mut config = cluster.config(&format!(r#", "routeTableName": "{TABLE}""#));
+/// A provider on the route table `table` whose batches run every `interval` (the first one
+/// `interval` after the first operation) and release their waiters right after the write; its
+/// ARM client polls operations every 20 ms.
+async fn provider_on(cluster: &Cluster, table: &str, interval: Duration) -> AzureProvider {
+    let mut config = cluster.config(&format!(r#", "routeTableName": "{table}""#));
     config.routes.update_interval = interval;
     config.routes.update_waiting = Duration::ZERO;
-    let mut registry = prometheus_client::registry::Registry::default();
-    AzureProvider::new(
+    let options = cluster.credential_options();
+    let credentials = Credentials::from_config(&config.identity, &options)
+        .await
+        .expect("credentials");
+    let mut arm_options = ArmClientOptions::from_config(
         &config,
-        ProviderOptions {
-            credentials: cluster.credential_options(),
-            metrics: ArmMetrics::register(&mut registry),
-        },
+        credentials.cloud.resource_manager.clone(),
+        credentials.arm_scope(),
     )
-    .await
-    .expect("provider")
+    .expect("ARM options");
+    arm_options.lro.default_interval = Duration::from_millis(20);
+    arm_options.lro.max_interval = Duration::from_millis(20);
+    let mut registry = prometheus_client::registry::Registry::default();
+    let arm = ArmClient::new(
+        arm_options,
+        credentials.credential.clone(),
+        options.http.clone(),
+        ArmMetrics::register(&mut registry),
+    );
+    AzureProvider::with_arm(&config, arm)
+}
+
+/// [`provider_on`] the fake's table.
+async fn provider_every(cluster: &Cluster, interval: Duration) -> AzureProvider {
+    provider_on(cluster, TABLE, interval).await
 }
 
 /// [`provider_every`] 300 ms.
@@ -248,19 +266,7 @@ async fn an_unchanged_route_sends_no_write() {
 #[tokio::test]
 async fn a_missing_table_is_created_with_the_route() {
     let cluster = Cluster::start("small.yaml");
-    let mut config = cluster.config(r#", "routeTableName": "fresh-rt""#);
-    config.routes.update_interval = Duration::from_millis(300);
-    config.routes.update_waiting = Duration::ZERO;
-    let mut registry = prometheus_client::registry::Registry::default();
-    let provider = AzureProvider::new(
-        &config,
-        ProviderOptions {
-            credentials: cluster.credential_options(),
-            metrics: ArmMetrics::register(&mut registry),
-        },
-    )
-    .await
-    .expect("provider");
+    let provider = provider_on(&cluster, "fresh-rt", Duration::from_millis(300)).await;
     let routes = provider.routes().expect("routes");
     assert!(
         routes
@@ -357,4 +363,40 @@ async fn unmanaged_nodes_keep_their_routes_in_memory() {
     routes.delete_route("kubernetes", &r).await.expect("delete");
     let listed = routes.list_routes("kubernetes").await.expect("list");
     assert!(!listed.iter().any(|l| l.target_node == "on-prem-1"));
+}
+
+#[tokio::test]
+async fn a_throttled_write_fails_every_waiter_of_the_batch_as_retryable() {
+    let cluster = Cluster::start("small.yaml");
+    let provider = provider_every(&cluster, Duration::from_secs(1)).await;
+    let routes = provider.routes().expect("routes");
+    let (a, b) = agents(&cluster);
+    let (status, body) = cluster
+        .fake
+        .admin(
+            reqwest::Method::POST,
+            "/admin/faults",
+            Some(serde_json::json!({
+                "method": "PUT", "path": "/subscriptions/**/routeTables/k8s-routetable",
+                "fault": {"kind": "throttle", "retryAfterSecs": 7}, "count": 1
+            })),
+        )
+        .await;
+    assert!(status < 300, "fault refused: {status} {body}");
+    let (route_a, route_b) = (route(&a, "10.244.0.0/24"), route(&b, "10.244.1.0/24"));
+    let (ra, rb) = tokio::join!(
+        routes.create_route("kubernetes", "", &route_a),
+        routes.create_route("kubernetes", "", &route_b),
+    );
+    for result in [ra, rb] {
+        let error = result.expect_err("the batch's PUT was throttled");
+        assert!(error.is_retryable(), "{error}");
+        assert_eq!(error.retry_after(), Some(Duration::from_secs(7)), "{error}");
+    }
+    let calls = table_calls(&cluster).await;
+    assert_eq!(
+        calls.iter().filter(|(m, _)| m == "PUT").count(),
+        1,
+        "one batch, one write, no blind 429 retry: {calls:?}"
+    );
 }
