@@ -15,7 +15,7 @@ pub const NEXT_HOP_VIRTUAL_APPLIANCE: &str = "VirtualAppliance";
 #[derive(Debug, Clone, PartialEq)]
 pub enum RouteOp {
     /// Ensure this route (matched by name, case-insensitively) exists with this body.
-    Add(Route),
+    Add(Box<Route>),
     /// Remove the route of `node` named `name`, every route whose name starts with `name`, and
     /// the node's legacy route named exactly `node`.
     Delete {
@@ -31,7 +31,7 @@ pub enum RouteOp {
 impl RouteOp {
     /// The add operation sending `cidr` to `next_hop` on `node`.
     pub fn add(node: &str, cidr: &str, next_hop: &str) -> RouteOp {
-        RouteOp::Add(Route {
+        RouteOp::Add(Box::new(Route {
             name: Some(route_name(node, cidr)),
             properties: Some(RouteProperties {
                 address_prefix: Some(cidr.to_string()),
@@ -40,7 +40,7 @@ impl RouteOp {
                 ..Default::default()
             }),
             ..Default::default()
-        })
+        }))
     }
 
     /// The delete operation of `node`'s route for `cidr`.
@@ -177,8 +177,8 @@ pub fn apply(
                     .position(|r| name_of(r).eq_ignore_ascii_case(name_of(route)));
                 match existing {
                     Some(i) if same_body(&routes[i], route) => {}
-                    Some(i) => routes[i] = route.clone(),
-                    None => routes.push(route.clone()),
+                    Some(i) => routes[i] = Route::clone(route),
+                    None => routes.push(Route::clone(route)),
                 }
             }
             RouteOp::Delete { name, node } => {
