@@ -400,3 +400,26 @@ async fn a_throttled_write_fails_every_waiter_of_the_batch_as_retryable() {
         "one batch, one write, no blind 429 retry: {calls:?}"
     );
 }
+
+#[tokio::test]
+async fn a_route_of_a_family_the_node_lacks_is_refused_before_any_write() {
+    let cluster = Cluster::start("small.yaml");
+    let provider = provider(&cluster).await;
+    let routes = provider.routes().expect("routes");
+    let (a, _) = agents(&cluster);
+    cluster.clear_journal().await;
+    let error = routes
+        .create_route("kubernetes", "", &route(&a, "fd00:10:244::/64"))
+        .await
+        .expect_err("the node has no IPv6 address");
+    assert!(
+        error.to_string().contains("no private IPv6 address"),
+        "{error}"
+    );
+    assert!(error.is_retryable(), "the NIC may gain an address: {error}");
+    assert_eq!(
+        table_calls(&cluster).await,
+        [],
+        "nothing queued, nothing sent"
+    );
+}
