@@ -20,7 +20,17 @@ const TABLE: &str = "k8s-routetable";
 /// `interval` after the first operation) and release their waiters right after the write; its
 /// ARM client polls operations every 20 ms.
 async fn provider_on(cluster: &Cluster, table: &str, interval: Duration) -> AzureProvider {
-    let mut config = cluster.config(&format!(r#", "routeTableName": "{table}""#));
+    provider_with(
+        cluster,
+        &format!(r#", "routeTableName": "{table}""#),
+        interval,
+    )
+    .await
+}
+
+/// [`provider_on`] with every azure.json key after the common ones given in `extra`.
+async fn provider_with(cluster: &Cluster, extra: &str, interval: Duration) -> AzureProvider {
+    let mut config = cluster.config(extra);
     config.routes.update_interval = interval;
     config.routes.update_waiting = Duration::ZERO;
     let options = cluster.credential_options();
@@ -421,5 +431,27 @@ async fn a_route_of_a_family_the_node_lacks_is_refused_before_any_write() {
         table_calls(&cluster).await,
         [],
         "nothing queued, nothing sent"
+    );
+}
+
+#[tokio::test]
+async fn listing_tags_the_table_in_the_cluster_resource_group_once() {
+    let cluster = Cluster::start("small.yaml");
+    let extra = format!(r#", "routeTableName": "{TABLE}", "tags": "env=prod,team=net""#);
+    let provider = provider_with(&cluster, &extra, Duration::from_millis(300)).await;
+    let routes = provider.routes().expect("routes");
+    cluster.clear_journal().await;
+    routes.list_routes("kubernetes").await.expect("list");
+    let table = table_document(&cluster, TABLE).await;
+    assert_eq!(table["tags"]["env"], "prod", "{table}");
+    assert_eq!(table["tags"]["team"], "net", "{table}");
+    let puts = |calls: &[(String, u64)]| calls.iter().filter(|(m, _)| m == "PUT").count();
+    assert_eq!(puts(&table_calls(&cluster).await), 1);
+    cluster.clear_journal().await;
+    routes.list_routes("kubernetes").await.expect("list again");
+    assert_eq!(
+        puts(&table_calls(&cluster).await),
+        0,
+        "tags already in place"
     );
 }
