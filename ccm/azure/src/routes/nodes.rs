@@ -90,3 +90,45 @@ impl NodeRegistry {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, managed: bool) -> NodeRef {
+        NodeRef {
+            name: name.into(),
+            resource_group: "rg".into(),
+            managed,
+            provider_id: None,
+            age: None,
+        }
+    }
+
+    #[test]
+    fn unmanaged_routes_live_while_the_node_is_unmanaged() {
+        let registry = NodeRegistry::default();
+        let v4: IpNet = "10.244.0.0/24".parse().unwrap();
+        let v6: IpNet = "fd00::/64".parse().unwrap();
+        registry.upsert(node("edge", false));
+        registry.add_unmanaged_route("edge", v4);
+        registry.add_unmanaged_route("edge", v6);
+        assert!(registry.is_unmanaged("edge"));
+        assert_eq!(
+            registry.unmanaged_routes(),
+            [("edge".to_string(), v4), ("edge".to_string(), v6)]
+        );
+        registry.remove_unmanaged_route("edge", &v6);
+        assert_eq!(registry.unmanaged_routes(), [("edge".to_string(), v4)]);
+        registry.upsert(node("edge", true));
+        assert!(
+            registry.unmanaged_routes().is_empty(),
+            "managed now: ARM holds its routes"
+        );
+        registry.upsert(node("gone", false));
+        registry.add_unmanaged_route("gone", v4);
+        registry.remove("gone");
+        assert!(registry.unmanaged_routes().is_empty());
+        assert_eq!(registry.names(), BTreeSet::from(["edge".to_string()]));
+    }
+}
