@@ -2,8 +2,8 @@
 //! Entra ID. Built up over issue 10: so far azure.json ([`config`]), clouds and trust ([`cloud`]),
 //! credentials ([`credential`]), the ARM transport and resource models ([`arm`]), throttle gates and
 //! client rate limits ([`throttle`]), metrics ([`metrics`]), caches ([`cache`]) and the IMDS
-//! client ([`imds`]), node metadata over ARM ([`instances`]), zones ([`zones`]) and the provider
-//! assembly ([`provider`]).
+//! client ([`imds`]), node metadata over ARM ([`instances`]), zones ([`zones`]), Service load balancers
+//! ([`loadbalancer`]), pod CIDR routes ([`routes`]) and the provider assembly ([`provider`]).
 
 pub mod arm;
 pub mod cache;
@@ -15,5 +15,6 @@ pub mod instances;
 pub mod loadbalancer;
 pub mod metrics;
 pub mod provider;
+pub mod routes;
 pub mod throttle;
 pub mod zones;

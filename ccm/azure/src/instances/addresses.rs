@@ -25,7 +25,7 @@ fn same_id(a: Option<&str>, b: &str) -> bool {
 }
 
 /// The NIC `machine` names as primary, from its resource group's or scale set's list.
-async fn primary_nic(
+pub async fn primary_nic(
     reads: &NodeReads,
     machine: &Machine,
     node: &str,

@@ -33,6 +33,9 @@ pub enum InstanceError {
         /// NIC id.
         id: String,
     },
+    /// A route operation failed (the route table batch, or no address for the route).
+    #[error(transparent)]
+    Route(#[from] crate::routes::RouteError),
     /// The primary ipconfig has no private address.
     #[error("node {node:?} has no private IP address")]
     NoAddress {

@@ -1,13 +1,13 @@
 //! [`AzureProvider`]: azure.json → cloud endpoints + credential + ARM client + caches, exposed
-//! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]) and zones
-//! ([`crate::zones`]) and Service load balancers ([`crate::loadbalancer`]); routes are not offered
-//! yet (`None`).
+//! through `ccm_cloud::Provider` with node metadata ([`crate::instances`]), zones
+//! ([`crate::zones`]), Service load balancers ([`crate::loadbalancer`]) and pod CIDR routes
+//! ([`crate::routes`]).
 
 mod error;
 
 use std::sync::Arc;
 
-use ccm_cloud::{NotOffered, Provider};
+use ccm_cloud::Provider;
 
 pub use error::AzureError;
 
@@ -21,6 +21,7 @@ use crate::loadbalancer::network_io::NetworkIo;
 use crate::loadbalancer::pools::PoolMembership;
 use crate::loadbalancer::{AzureLoadBalancer, LbReconciler};
 use crate::metrics::ArmMetrics;
+use crate::routes::AzureRoutes;
 use crate::zones::AzureZones;
 
 /// What the binaries decide besides azure.json.
@@ -60,6 +61,7 @@ pub struct AzureProvider {
     instances: AzureInstances,
     zones: AzureZones,
     load_balancer: AzureLoadBalancer,
+    routes: AzureRoutes,
 }
 
 impl AzureProvider {
@@ -96,7 +98,7 @@ impl AzureProvider {
         };
         let network = NetworkIo::new(arm.clone(), flavor);
         let reads = Arc::new(NodeReads::new(
-            arm,
+            arm.clone(),
             &identity.subscription_id,
             flavor,
             &config.cache,
@@ -116,10 +118,12 @@ impl AzureProvider {
             zones.clone(),
             pools,
         ));
+        let routes = AzureRoutes::new(config, arm, flavor, instances.clone());
         AzureProvider {
             instances,
             zones,
             load_balancer,
+            routes,
         }
     }
 
@@ -132,6 +136,11 @@ impl AzureProvider {
     pub fn instances(&self) -> &AzureInstances {
         &self.instances
     }
+
+    /// Pod CIDR routes (also reachable through [`Provider::routes`]); feed it node events.
+    pub fn azure_routes(&self) -> &AzureRoutes {
+        &self.routes
+    }
 }
 
 impl Provider for AzureProvider {
@@ -139,7 +148,7 @@ impl Provider for AzureProvider {
     type Instances = AzureInstances;
     type Zones = AzureZones;
     type LoadBalancer = AzureLoadBalancer;
-    type Routes = NotOffered<AzureError>;
+    type Routes = AzureRoutes;
 
     fn provider_name(&self) -> &'static str {
         "azure"
@@ -157,7 +166,7 @@ impl Provider for AzureProvider {
         Some(&self.load_balancer)
     }
 
-    fn routes(&self) -> Option<&NotOffered<AzureError>> {
-        None
+    fn routes(&self) -> Option<&AzureRoutes> {
+        Some(&self.routes)
     }
 }

@@ -11,6 +11,7 @@ mod lb_services;
 mod models_write_back;
 mod node_metadata_arm;
 mod resource_models;
+mod routes;
 
 mod fake_azure_starts {
     use crate::fake_azure::{FakeAzure, example};
