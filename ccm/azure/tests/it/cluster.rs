@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use ccm_azure::cloud::trust;
 use ccm_azure::config::{Config, Inputs, Origin, SourceText, load};
-use ccm_azure::credential::CredentialOptions;
+use ccm_azure::arm::{ArmClient, ArmClientOptions};
+use ccm_azure::credential::{CredentialOptions, Credentials};
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::{AzureProvider, ProviderOptions};
 use k8s_openapi::api::core::v1::Node;
@@ -113,6 +114,30 @@ impl Cluster {
         )
         .await
         .expect("provider")
+    }
+
+    /// An ARM client for `config` that polls the fake's operations every 20 ms (tests assert the
+    /// order of calls, not their timing; production polls follow Retry-After).
+    pub(crate) async fn fast_arm(&self, config: &Config) -> ArmClient {
+        let options = self.credential_options();
+        let credentials = Credentials::from_config(&config.identity, &options)
+            .await
+            .expect("credentials");
+        let mut arm_options = ArmClientOptions::from_config(
+            config,
+            credentials.cloud.resource_manager.clone(),
+            credentials.arm_scope(),
+        )
+        .expect("ARM options");
+        arm_options.lro.default_interval = std::time::Duration::from_millis(20);
+        arm_options.lro.max_interval = std::time::Duration::from_millis(20);
+        let mut registry = prometheus_client::registry::Registry::default();
+        ArmClient::new(
+            arm_options,
+            credentials.credential.clone(),
+            options.http.clone(),
+            ArmMetrics::register(&mut registry),
+        )
     }
 
     /// Node names the fake holds now (one IMDS per node).

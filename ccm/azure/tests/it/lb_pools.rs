@@ -3,11 +3,9 @@
 //! fake's journal and documents.
 
 use ccm_azure::arm::api_versions::{CloudFlavor, ResourceType};
-use ccm_azure::arm::{ArmClient, ArmClientOptions, ClientKind, Target};
+use ccm_azure::arm::{ArmClient, ClientKind, Target};
 use ccm_azure::config::Config;
-use ccm_azure::credential::Credentials;
 use ccm_azure::loadbalancer::pools::{PoolError, PoolMembership, PoolWrites};
-use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::AzureProvider;
 use k8s_openapi::api::core::v1::Node;
 use serde_json::{Value, json};
@@ -30,26 +28,7 @@ impl Setup {
     async fn start(topology: &str, extra: &str) -> Setup {
         let cluster = Cluster::start(topology);
         let config = cluster.config(extra);
-        let options = cluster.credential_options();
-        let credentials = Credentials::from_config(&config.identity, &options)
-            .await
-            .expect("credentials");
-        let mut arm_options = ArmClientOptions::from_config(
-            &config,
-            credentials.cloud.resource_manager.clone(),
-            credentials.arm_scope(),
-        )
-        .expect("ARM options");
-        // Poll the fake's operations quickly (the order of calls, not their timing, is asserted).
-        arm_options.lro.default_interval = std::time::Duration::from_millis(100);
-        arm_options.lro.max_interval = std::time::Duration::from_millis(200);
-        let mut registry = prometheus_client::registry::Registry::default();
-        let arm = ArmClient::new(
-            arm_options,
-            credentials.credential.clone(),
-            options.http.clone(),
-            ArmMetrics::register(&mut registry),
-        );
+        let arm = cluster.fast_arm(&config).await;
         let provider = AzureProvider::with_arm(&config, arm.clone());
         let membership = PoolMembership::new(provider.instances().clone(), &config);
         Setup {

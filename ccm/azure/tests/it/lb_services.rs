@@ -125,7 +125,8 @@ pub(crate) struct Bed {
 impl Bed {
     pub(crate) async fn start(topology: &str, extra: &str) -> Bed {
         let cluster = Cluster::start(topology);
-        let provider = cluster.provider_with(extra).await;
+        let config = cluster.config(extra);
+        let provider = AzureProvider::with_arm(&config, cluster.fast_arm(&config).await);
         let nodes = nodes(&cluster).await;
         Bed {
             cluster,

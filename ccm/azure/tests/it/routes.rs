@@ -4,9 +4,6 @@
 
 use std::time::Duration;
 
-use ccm_azure::arm::{ArmClient, ArmClientOptions};
-use ccm_azure::credential::Credentials;
-use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::AzureProvider;
 use ccm_cloud::{Provider, Route, Routes};
 use serde_json::Value;
@@ -33,25 +30,7 @@ async fn provider_with(cluster: &Cluster, extra: &str, interval: Duration) -> Az
     let mut config = cluster.config(extra);
     config.routes.update_interval = interval;
     config.routes.update_waiting = Duration::ZERO;
-    let options = cluster.credential_options();
-    let credentials = Credentials::from_config(&config.identity, &options)
-        .await
-        .expect("credentials");
-    let mut arm_options = ArmClientOptions::from_config(
-        &config,
-        credentials.cloud.resource_manager.clone(),
-        credentials.arm_scope(),
-    )
-    .expect("ARM options");
-    arm_options.lro.default_interval = Duration::from_millis(20);
-    arm_options.lro.max_interval = Duration::from_millis(20);
-    let mut registry = prometheus_client::registry::Registry::default();
-    let arm = ArmClient::new(
-        arm_options,
-        credentials.credential.clone(),
-        options.http.clone(),
-        ArmMetrics::register(&mut registry),
-    );
+    let arm = cluster.fast_arm(&config).await;
     AzureProvider::with_arm(&config, arm)
 }
 
