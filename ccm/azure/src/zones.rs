@@ -68,10 +68,7 @@ impl Zones for AzureZones {
         })
     }
 
-    async fn get_zone_by_node_name(
-        &self,
-        node_name: &str,
-    ) -> Result<Zone, CloudError<AzureError>> {
+    async fn get_zone_by_node_name(&self, node_name: &str) -> Result<Zone, CloudError<AzureError>> {
         let machine = self
             .instances
             .resolve(&self.instances.named(node_name), ReadMode::Default)

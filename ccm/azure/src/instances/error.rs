@@ -3,9 +3,9 @@
 use ccm_cloud::{CloudError, Retry};
 
 use crate::arm::ArmError;
-use crate::provider::AzureError;
 use crate::arm::resource_id::ResourceIdError;
 use crate::arm::resources::SelectionError;
+use crate::provider::AzureError;
 
 /// Why a node-metadata call failed.
 #[derive(Debug, thiserror::Error)]

@@ -53,7 +53,10 @@ pub enum LbError {
 fn pool_error_retryable(error: &PoolError) -> bool {
     match error {
         PoolError::Arm(e) | PoolError::Instance(InstanceError::Arm(e)) => {
-            e.is_retryable() || e.is_throttled() || e.is_rate_limited() || e.is_precondition_failed()
+            e.is_retryable()
+                || e.is_throttled()
+                || e.is_rate_limited()
+                || e.is_precondition_failed()
         }
         PoolError::Task(_) => true,
         PoolError::Incomplete { errors, .. } => errors.iter().any(pool_error_retryable),
@@ -82,7 +85,10 @@ impl LbError {
             LbError::NoIngress { .. } => true,
             LbError::Pools(e) => pool_error_retryable(e),
             _ => self.arm().is_some_and(|e| {
-                e.is_retryable() || e.is_throttled() || e.is_rate_limited() || e.is_precondition_failed()
+                e.is_retryable()
+                    || e.is_throttled()
+                    || e.is_rate_limited()
+                    || e.is_precondition_failed()
             }),
         }
     }

@@ -162,7 +162,9 @@ impl NetworkIo {
         settings: &LbSettings,
     ) -> Result<Option<NetworkSecurityGroup>, ArmError> {
         if settings.security_group.is_empty() {
-            tracing::warn!("securityGroupName is not configured: Service NSG rules are not managed");
+            tracing::warn!(
+                "securityGroupName is not configured: Service NSG rules are not managed"
+            );
             return Ok(None);
         }
         let path = settings.nsg_path();

@@ -141,7 +141,12 @@ fn fallback(service: &Service) -> LbService {
 
 impl LbReconciler {
     /// Over the provider's ARM client, zones and pool writer, for `config`.
-    pub fn new(io: NetworkIo, config: Arc<Config>, zones: AzureZones, pools: PoolMembership) -> Self {
+    pub fn new(
+        io: NetworkIo,
+        config: Arc<Config>,
+        zones: AzureZones,
+        pools: PoolMembership,
+    ) -> Self {
         let settings = LbSettings::from_config(&config);
         let parse = ParseContext {
             sku: config.load_balancer.sku,
@@ -260,7 +265,11 @@ impl LbReconciler {
             probe_mode: s.probe_mode,
             shared_probe_port: s.shared_probe_port,
             shared_probe_path: s.shared_probe_path.clone(),
-            internal_frontend_zones: if internal && s.standard() { zones } else { Vec::new() },
+            internal_frontend_zones: if internal && s.standard() {
+                zones
+            } else {
+                Vec::new()
+            },
             tags: s.tags.clone(),
         }
     }
@@ -286,11 +295,20 @@ impl LbReconciler {
         Ok(self.zones.region_zones().await?)
     }
 
-    async fn snapshot(&self, cluster_name: &str, svc: &LbService, pip_rg: &str) -> Result<Snapshot, LbError> {
+    async fn snapshot(
+        &self,
+        cluster_name: &str,
+        svc: &LbService,
+        pip_rg: &str,
+    ) -> Result<Snapshot, LbError> {
         let lbs = self.io.list_load_balancers(&self.settings).await?;
         let find = |name: String| {
             lbs.iter()
-                .find(|lb| lb.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&name)))
+                .find(|lb| {
+                    lb.name
+                        .as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(&name))
+                })
                 .cloned()
         };
         let wanted = find(self.settings.lb_name(cluster_name, svc.internal));
@@ -411,7 +429,10 @@ impl LbReconciler {
             let backend_ips = if svc.rules.floating_ip {
                 Vec::new()
             } else {
-                svc.families.iter().flat_map(|f| node_ips(&eligible, *f)).collect()
+                svc.families
+                    .iter()
+                    .flat_map(|f| node_ips(&eligible, *f))
+                    .collect()
             };
             let dst = nsg::Destinations {
                 frontend_ips,
@@ -423,9 +444,11 @@ impl LbReconciler {
 
         if let Some(flipped) = &snap.flipped {
             let flipped_target = self.target(cluster_name, !svc.internal, zones);
-            self.remove_from(flipped, &flipped_target, cluster_name, svc).await?;
+            self.remove_from(flipped, &flipped_target, cluster_name, svc)
+                .await?;
         }
-        self.release_public_ips(&pip_rg, &pip_plan.updates, &pip_plan.deletes).await?;
+        self.release_public_ips(&pip_rg, &pip_plan.updates, &pip_plan.deletes)
+            .await?;
         Ok(lb_status)
     }
 
@@ -439,7 +462,8 @@ impl LbReconciler {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
-        let others: Vec<(&LbService, &nsg::Destinations)> = others.iter().map(|(s, d)| (s, d)).collect();
+        let others: Vec<(&LbService, &nsg::Destinations)> =
+            others.iter().map(|(s, d)| (s, d)).collect();
         if let Some(body) = nsg::plan_ensure_shared(&current, svc, dst, &others)? {
             self.io.put_security_group(&self.settings, &body).await?;
         }
@@ -459,7 +483,8 @@ impl LbReconciler {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
-        let others: Vec<(&LbService, &nsg::Destinations)> = others.iter().map(|(s, d)| (s, d)).collect();
+        let others: Vec<(&LbService, &nsg::Destinations)> =
+            others.iter().map(|(s, d)| (s, d)).collect();
         if let Some(body) = nsg::plan_remove_shared(&current, svc, dst, &others) {
             self.io.put_security_group(&self.settings, &body).await?;
         }
@@ -507,7 +532,9 @@ impl LbReconciler {
             self.io.put_public_ip(&self.settings, pip_rg, pip).await?;
         }
         for pip in deletes {
-            self.io.delete_public_ip(&self.settings, pip_rg, pip).await?;
+            self.io
+                .delete_public_ip(&self.settings, pip_rg, pip)
+                .await?;
         }
         Ok(())
     }
@@ -541,10 +568,11 @@ impl LbReconciler {
     ) -> Result<(), LbError> {
         let lbs = self.io.list_load_balancers(&self.settings).await?;
         let name = self.settings.lb_name(cluster_name, svc.internal);
-        let Some(current) = lbs
-            .into_iter()
-            .find(|lb| lb.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&name)))
-        else {
+        let Some(current) = lbs.into_iter().find(|lb| {
+            lb.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(&name))
+        }) else {
             return Ok(());
         };
         if super::plan::service_frontends(&current, svc).is_empty() {
@@ -597,7 +625,11 @@ impl LbReconciler {
     }
 
     /// Deletes what the Service owns: NSG destinations, LB children (or the LB), PIPs.
-    pub async fn ensure_deleted(&self, cluster_name: &str, service: &Service) -> Result<(), LbError> {
+    pub async fn ensure_deleted(
+        &self,
+        cluster_name: &str,
+        service: &Service,
+    ) -> Result<(), LbError> {
         let svc = self.parse(service).unwrap_or_else(|_| fallback(service));
         let _serial = self.serial.lock().await;
         match self.delete_once(cluster_name, &svc).await {

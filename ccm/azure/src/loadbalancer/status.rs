@@ -42,10 +42,14 @@ pub fn status(
     if ingress.is_empty() {
         return None;
     }
-    ingress.extend(svc.additional_public_ips.iter().map(|ip| LoadBalancerIngress {
-        ip: Some(ip.to_string()),
-        ..Default::default()
-    }));
+    ingress.extend(
+        svc.additional_public_ips
+            .iter()
+            .map(|ip| LoadBalancerIngress {
+                ip: Some(ip.to_string()),
+                ..Default::default()
+            }),
+    );
     Some(LoadBalancerStatus {
         ingress: Some(ingress),
     })

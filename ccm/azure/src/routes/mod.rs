@@ -67,8 +67,8 @@ use crate::arm::resources::route_table::RouteTable;
 use crate::cache::ReadMode;
 use crate::config::Config;
 use crate::instances::{AzureInstances, InstanceError};
-use crate::provider::AzureError;
 use crate::loadbalancer::names::route_target_node;
+use crate::provider::AzureError;
 
 pub use apply::{RouteOp, TagPolicy};
 pub use batcher::BatchTiming;
@@ -179,10 +179,7 @@ pub fn listed_routes(table: &RouteTable) -> Vec<Route> {
 impl Routes for AzureRoutes {
     type Error = AzureError;
 
-    async fn list_routes(
-        &self,
-        _cluster_name: &str,
-    ) -> Result<Vec<Route>, CloudError<AzureError>> {
+    async fn list_routes(&self, _cluster_name: &str) -> Result<Vec<Route>, CloudError<AzureError>> {
         let inner = &self.inner;
         let table = inner
             .table

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use ccm_azure::arm::{ArmClient, ArmClientOptions};
 use ccm_azure::cloud::trust;
 use ccm_azure::config::{Config, Inputs, Origin, SourceText, load};
-use ccm_azure::arm::{ArmClient, ArmClientOptions};
 use ccm_azure::credential::{CredentialOptions, Credentials};
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::{AzureProvider, ProviderOptions};

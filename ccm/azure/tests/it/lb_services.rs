@@ -136,7 +136,9 @@ impl Bed {
     }
 
     pub(crate) fn lb(&self) -> &impl LoadBalancer {
-        self.provider.load_balancer().expect("load balancers offered")
+        self.provider
+            .load_balancer()
+            .expect("load balancers offered")
     }
 
     pub(crate) async fn ensure(&self, svc: &Service) -> LoadBalancerStatus {
@@ -225,33 +227,52 @@ async fn a_public_service_is_created_left_alone_and_deleted_without_orphans() {
     let pip = bed
         .get(&format!("publicIPAddresses/{CLUSTER}-{BASE_WEB}"))
         .await;
-    assert_eq!(pip["properties"]["ipAddress"].as_str(), Some(ips[0].as_str()));
+    assert_eq!(
+        pip["properties"]["ipAddress"].as_str(),
+        Some(ips[0].as_str())
+    );
     assert_eq!(pip["tags"]["k8s-azure-service"], "default/web");
     assert_eq!(pip["tags"]["k8s-azure-cluster-name"], CLUSTER);
     let nsg = bed.nsg_rules().await;
     assert!(
-        nsg.iter().any(|r| r["properties"]["destinationAddressPrefixes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .chain(std::iter::once(&r["properties"]["destinationAddressPrefix"]))
-            .any(|d| d.as_str() == Some(ips[0].as_str()))),
+        nsg.iter()
+            .any(|r| r["properties"]["destinationAddressPrefixes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .chain(std::iter::once(
+                    &r["properties"]["destinationAddressPrefix"]
+                ))
+                .any(|d| d.as_str() == Some(ips[0].as_str()))),
         "{nsg:#?}"
     );
 
     bed.cluster.clear_journal().await;
     let again = bed.ensure(&web).await;
     assert_eq!(again, status);
-    assert_eq!(writes(&bed.cluster).await, Vec::<(String, String)>::new(), "no write when unchanged");
+    assert_eq!(
+        writes(&bed.cluster).await,
+        Vec::<(String, String)>::new(),
+        "no write when unchanged"
+    );
 
     bed.delete(&web).await;
     let frontends = bed.lb_children(CLUSTER, "frontendIPConfigurations").await;
-    assert_eq!(frontends, vec!["outbound".to_string()], "outbound frontend kept");
-    assert!(bed.lb_children(CLUSTER, "loadBalancingRules").await.is_empty());
+    assert_eq!(
+        frontends,
+        vec!["outbound".to_string()],
+        "outbound frontend kept"
+    );
+    assert!(
+        bed.lb_children(CLUSTER, "loadBalancingRules")
+            .await
+            .is_empty()
+    );
     assert!(bed.lb_children(CLUSTER, "probes").await.is_empty());
     let pips = bed.pips().await;
     assert!(
-        pips.iter().all(|p| p["tags"]["k8s-azure-service"].is_null()),
+        pips.iter()
+            .all(|p| p["tags"]["k8s-azure-service"].is_null()),
         "no managed PIP left: {pips:#?}"
     );
     assert!(pips.iter().any(|p| p["name"] == "k8s-outbound-pip"));

@@ -1,0 +1,368 @@
+//! Service load balancers against the fake beyond the basic public case: internal frontends,
+//! updates, shared IPs, user and in-tree public IPs, adoption by a fresh process, and ARM faults.
+
+use std::sync::Arc;
+
+use ccm_azure::arm::resources::public_ip_address::PublicIpAddress;
+use ccm_azure::arm::{ClientKind, Target};
+use ccm_azure::loadbalancer::ServiceSource;
+use ccm_azure::provider::AzureProvider;
+use ccm_cloud::LoadBalancer;
+use k8s_openapi::api::core::v1::Service;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::lb_services::{Bed, CLUSTER, SMALL, ingress_ips, service, writes};
+
+const UID_A: &str = "0a0a0a0a-1111-2222-3333-444455556666";
+const UID_B: &str = "0b0b0b0b-1111-2222-3333-444455556666";
+
+fn base(uid: &str) -> String {
+    ccm_azure::loadbalancer::names::base_name(uid)
+}
+
+/// Every Service of the test, as a controller cache would hold them.
+struct Fixed(Vec<Service>);
+
+impl ServiceSource for Fixed {
+    fn services(&self) -> Vec<Service> {
+        self.0.clone()
+    }
+}
+
+async fn put_pip(bed: &Bed, name: &str, tags: Value) -> Value {
+    let config = bed.cluster.config(SMALL);
+    let arm = bed.cluster.fast_arm(&config).await;
+    let path = format!("{}/publicIPAddresses/{name}", bed.rg_path());
+    let body = json!({"location": bed.cluster.location, "sku": {"name": "Standard"}, "tags": tags,
+                      "properties": {"publicIPAllocationMethod": "Static"}});
+    let pip: PublicIpAddress = arm
+        .put(
+            Target::new(ClientKind::PublicIpAddress, &path, "2024-05-01"),
+            &body,
+            None,
+        )
+        .await
+        .expect("PUT pip");
+    serde_json::to_value(pip).expect("json")
+}
+
+async fn fault(bed: &Bed, rule: Value) {
+    let (status, body) = bed
+        .cluster
+        .fake
+        .admin(Method::POST, "/admin/faults", Some(rule))
+        .await;
+    assert!(status < 300, "fault refused: {status} {body}");
+}
+
+#[tokio::test]
+async fn an_internal_service_gets_its_pinned_ip_and_its_lb_goes_with_it() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service(
+        "db",
+        UID_A,
+        &[
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-internal",
+                "true",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-internal-subnet",
+                "k8s-subnet",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-ipv4",
+                "10.224.0.200",
+            ),
+        ],
+        &[(5432, 30432)],
+    );
+    let status = bed.ensure(&svc).await;
+    assert_eq!(ingress_ips(&status), vec!["10.224.0.200".to_string()]);
+    let internal = format!("{CLUSTER}-internal");
+    assert_eq!(
+        bed.lb_children(&internal, "frontendIPConfigurations").await,
+        vec![format!("{}-k8s-subnet", base(UID_A))]
+    );
+    assert_eq!(
+        bed.lb_children(&internal, "loadBalancingRules").await,
+        vec![format!("{}-k8s-subnet-TCP-5432", base(UID_A))]
+    );
+    assert!(
+        bed.pips()
+            .await
+            .iter()
+            .all(|p| p["tags"]["k8s-azure-service"].is_null())
+    );
+    bed.cluster.clear_journal().await;
+    bed.ensure(&svc).await;
+    assert!(writes(&bed.cluster).await.is_empty());
+
+    bed.delete(&svc).await;
+    let arm = crate::resource_models::Arm::new(&bed.cluster.fake).await;
+    let lbs = arm
+        .get(&format!(
+            "{}/loadBalancers?api-version=2024-05-01",
+            bed.rg_path()
+        ))
+        .await;
+    let names: Vec<&str> = lbs["value"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|lb| lb["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        vec![CLUSTER],
+        "the internal LB went with its last frontend"
+    );
+}
+
+#[tokio::test]
+async fn port_changes_move_rules_probes_and_nsg_and_a_fresh_process_writes_nothing() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let base = base(UID_A);
+    let v1 = service("web", UID_A, &[], &[(80, 30080)]);
+    bed.ensure(&v1).await;
+    let v2 = service(
+        "web",
+        UID_A,
+        &[(
+            "service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout",
+            "10",
+        )],
+        &[(8080, 30808)],
+    );
+    let status = bed.ensure(&v2).await;
+    assert_eq!(
+        bed.lb_children(CLUSTER, "loadBalancingRules").await,
+        vec![format!("{base}-TCP-8080")]
+    );
+    assert_eq!(
+        bed.lb_children(CLUSTER, "probes").await,
+        vec![format!("{base}-TCP-8080")]
+    );
+    let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
+    assert_eq!(
+        lb["properties"]["loadBalancingRules"][0]["properties"]["idleTimeoutInMinutes"],
+        10
+    );
+    let nsg = serde_json::to_string(&bed.nsg_rules().await).unwrap();
+    assert!(nsg.contains("8080") && !nsg.contains("\"80\""), "{nsg}");
+
+    // A new process (cold caches) adopts everything with zero writes.
+    let config = bed.cluster.config(SMALL);
+    let fresh = AzureProvider::with_arm(&config, bed.cluster.fast_arm(&config).await);
+    bed.cluster.clear_journal().await;
+    let again = fresh
+        .load_balancers()
+        .ensure_load_balancer(CLUSTER, &v2, &bed.nodes)
+        .await
+        .expect("ensure");
+    assert_eq!(again, status);
+    assert!(writes(&bed.cluster).await.is_empty());
+}
+
+#[tokio::test]
+async fn two_services_share_one_public_ip_until_the_last_one_goes() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let a = service("a", UID_A, &[], &[(80, 30080)]);
+    let ip = ingress_ips(&bed.ensure(&a).await)[0].clone();
+    let b = service(
+        "b",
+        UID_B,
+        &[(
+            "service.beta.kubernetes.io/azure-load-balancer-ipv4",
+            ip.as_str(),
+        )],
+        &[(443, 30443)],
+    );
+    bed.provider
+        .load_balancers()
+        .reconciler()
+        .set_service_source(Arc::new(Fixed(vec![a.clone(), b.clone()])));
+    assert_eq!(ingress_ips(&bed.ensure(&b).await), vec![ip.clone()]);
+    let pip_name = format!("{CLUSTER}-{}", base(UID_A));
+    let pip = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
+    assert_eq!(pip["tags"]["k8s-azure-service"], "default/a,default/b");
+    assert_eq!(
+        bed.lb_children(CLUSTER, "frontendIPConfigurations").await,
+        vec!["outbound".to_string(), base(UID_A)],
+        "b reuses a's frontend"
+    );
+
+    bed.provider
+        .load_balancers()
+        .reconciler()
+        .set_service_source(Arc::new(Fixed(vec![b.clone()])));
+    bed.delete(&a).await;
+    let pip = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
+    assert_eq!(pip["tags"]["k8s-azure-service"], "default/b");
+    assert_eq!(
+        bed.lb_children(CLUSTER, "loadBalancingRules").await,
+        vec![format!("{}-TCP-443", base(UID_B))]
+    );
+    let nsg = serde_json::to_string(&bed.nsg_rules().await).unwrap();
+    assert!(nsg.contains(&ip), "b's NSG rule keeps the shared IP: {nsg}");
+
+    bed.provider
+        .load_balancers()
+        .reconciler()
+        .set_service_source(Arc::new(Fixed(Vec::new())));
+    bed.delete(&b).await;
+    assert!(
+        bed.pips()
+            .await
+            .iter()
+            .all(|p| p["tags"]["k8s-azure-service"].is_null())
+    );
+    assert_eq!(
+        bed.lb_children(CLUSTER, "frontendIPConfigurations").await,
+        vec!["outbound".to_string()]
+    );
+    assert!(
+        !serde_json::to_string(&bed.nsg_rules().await)
+            .unwrap()
+            .contains(&ip)
+    );
+}
+
+#[tokio::test]
+async fn a_user_pip_is_used_and_survives_and_a_legacy_tagged_pip_is_adopted_in_place() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let user = put_pip(&bed, "my-ip", json!({"owner": "me"})).await;
+    let svc = service(
+        "web",
+        UID_A,
+        &[("service.beta.kubernetes.io/azure-pip-name", "my-ip")],
+        &[(80, 30080)],
+    );
+    let status = bed.ensure(&svc).await;
+    assert_eq!(
+        ingress_ips(&status),
+        vec![
+            user["properties"]["ipAddress"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        ]
+    );
+    bed.delete(&svc).await;
+    let after = bed.get("publicIPAddresses/my-ip").await;
+    assert_eq!(after["tags"], json!({"owner": "me"}), "never re-tagged");
+
+    let legacy_name = format!("{CLUSTER}-{}", base(UID_B));
+    let legacy = put_pip(
+        &bed,
+        &legacy_name,
+        json!({"service": "default/api", "kubernetes-cluster-name": CLUSTER}),
+    )
+    .await;
+    let api = service("api", UID_B, &[], &[(80, 30081)]);
+    let status = bed.ensure(&api).await;
+    assert_eq!(
+        ingress_ips(&status),
+        vec![
+            legacy["properties"]["ipAddress"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        ],
+        "the in-tree PIP keeps serving the Service"
+    );
+    let adopted = bed.get(&format!("publicIPAddresses/{legacy_name}")).await;
+    assert_eq!(adopted["id"], legacy["id"]);
+    assert_eq!(adopted["tags"]["k8s-azure-service"], "default/api");
+    assert_eq!(adopted["tags"]["k8s-azure-cluster-name"], CLUSTER);
+}
+
+#[tokio::test]
+async fn faults_from_arm_converge_with_nothing_lost() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service("web", UID_A, &[], &[(80, 30080)]);
+    let lb_path = format!("{}/loadBalancers/{CLUSTER}", bed.rg_path());
+    let nsg_path = format!("{}/networkSecurityGroups/k8s-nsg", bed.rg_path());
+    let pip_path = format!("{}/publicIPAddresses/*", bed.rg_path());
+    fault(
+        &bed,
+        json!({"method": "PUT", "path": pip_path, "count": 3,
+                       "fault": {"kind": "throttle", "retryAfterSecs": 1}}),
+    )
+    .await;
+    fault(
+        &bed,
+        json!({"method": "PUT", "path": nsg_path, "count": 2,
+                       "fault": {"kind": "status", "status": 503}}),
+    )
+    .await;
+    fault(
+        &bed,
+        json!({"method": "PUT", "path": lb_path, "count": 1,
+                       "fault": {"kind": "lroFailed", "code": "InternalServerError"}}),
+    )
+    .await;
+    fault(
+        &bed,
+        json!({"method": "PUT", "path": lb_path, "count": 1,
+                       "fault": {"kind": "preconditionFailed"}}),
+    )
+    .await;
+    let lb = bed.provider.load_balancers();
+    let mut failures = Vec::new();
+    let mut status = None;
+    for _ in 0..12 {
+        match lb.ensure_load_balancer(CLUSTER, &svc, &bed.nodes).await {
+            Ok(s) => {
+                status = Some(s);
+                break;
+            }
+            Err(e) => {
+                assert!(e.is_retryable(), "a fault is retryable: {e}");
+                failures.push(e.to_string());
+                tokio::time::sleep(e.retry_after().unwrap_or_default()).await;
+            }
+        }
+    }
+    let status = status.unwrap_or_else(|| panic!("never converged: {failures:#?}"));
+    let (_, listing) = bed
+        .cluster
+        .fake
+        .admin(Method::GET, "/admin/faults", None)
+        .await;
+    for rule in listing["rules"].as_array().expect("fault rules") {
+        assert_eq!(
+            rule["applied"], rule["count"],
+            "every fault was met: {rule}"
+        );
+    }
+    let ip = ingress_ips(&status)[0].clone();
+    let managed: Vec<Value> = bed
+        .pips()
+        .await
+        .into_iter()
+        .filter(|p| !p["tags"]["k8s-azure-service"].is_null())
+        .collect();
+    assert_eq!(
+        managed.len(),
+        1,
+        "one PIP, no duplicate from a retried create"
+    );
+    assert_eq!(
+        managed[0]["properties"]["ipAddress"].as_str(),
+        Some(ip.as_str())
+    );
+    assert!(
+        serde_json::to_string(&bed.nsg_rules().await)
+            .unwrap()
+            .contains(&ip)
+    );
+    assert_eq!(
+        bed.lb_children(CLUSTER, "loadBalancingRules").await,
+        vec![format!("{}-TCP-80", base(UID_A))]
+    );
+    bed.cluster.clear_journal().await;
+    bed.ensure(&svc).await;
+    assert!(writes(&bed.cluster).await.is_empty(), "converged");
+}
