@@ -366,3 +366,117 @@ async fn faults_from_arm_converge_with_nothing_lost() {
     bed.ensure(&svc).await;
     assert!(writes(&bed.cluster).await.is_empty(), "converged");
 }
+
+#[tokio::test]
+async fn starred_annotations_reach_azure_and_bad_ones_change_nothing() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service(
+        "shop",
+        UID_A,
+        &[
+            (
+                "service.beta.kubernetes.io/azure-dns-label-name",
+                "shop-k8s",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-pip-tags",
+                "team=web,cost=42",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout",
+                "15",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-health-probe-protocol",
+                "Http",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-load-balancer-health-probe-request-path",
+                "/ready",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-allowed-service-tags",
+                "AzureFrontDoor.Backend",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-allowed-ip-ranges",
+                "203.0.113.0/24",
+            ),
+            (
+                "service.beta.kubernetes.io/azure-disable-load-balancer-floating-ip",
+                "true",
+            ),
+        ],
+        &[(80, 30080)],
+    );
+    bed.ensure(&svc).await;
+    let base = base(UID_A);
+    let pip = bed
+        .get(&format!("publicIPAddresses/{CLUSTER}-{base}"))
+        .await;
+    assert_eq!(
+        pip["properties"]["dnsSettings"]["domainNameLabel"],
+        "shop-k8s"
+    );
+    assert_eq!(pip["tags"]["k8s-azure-dns-label-service"], "default/shop");
+    assert_eq!(pip["tags"]["team"], "web");
+    assert_eq!(pip["tags"]["cost"], "42");
+    let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
+    let rule = &lb["properties"]["loadBalancingRules"][0]["properties"];
+    assert_eq!(rule["idleTimeoutInMinutes"], 15);
+    assert_eq!(rule["enableFloatingIP"], false);
+    assert_eq!(
+        rule["backendPort"], 30080,
+        "floating IP off targets the NodePort"
+    );
+    let probe = &lb["properties"]["probes"][0]["properties"];
+    assert_eq!(probe["protocol"], "Http");
+    assert_eq!(probe["requestPath"], "/ready");
+    let nsg = serde_json::to_string(&bed.nsg_rules().await).unwrap();
+    assert!(nsg.contains("AzureFrontDoor.Backend"), "{nsg}");
+    assert!(nsg.contains("203.0.113.0/24"), "{nsg}");
+    assert!(
+        !nsg.contains("\"Internet\""),
+        "restricted sources replace Internet: {nsg}"
+    );
+    let agent_ip = bed.nodes[1]
+        .status
+        .as_ref()
+        .unwrap()
+        .addresses
+        .as_ref()
+        .unwrap()[0]
+        .address
+        .clone();
+    assert!(
+        nsg.contains(&agent_ip),
+        "floating IP off opens the node IPs: {nsg}"
+    );
+
+    bed.cluster.clear_journal().await;
+    for (key, value) in [
+        (
+            "service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout",
+            "200",
+        ),
+        ("service.beta.kubernetes.io/azure-pls-create", "true"),
+        (
+            "service.beta.kubernetes.io/azure-load-balancer-internal",
+            "yes",
+        ),
+    ] {
+        let bad = service("shop", UID_A, &[(key, value)], &[(80, 30080)]);
+        let err = bed
+            .lb()
+            .ensure_load_balancer(CLUSTER, &bad, &bed.nodes)
+            .await
+            .expect_err("bad annotation refused");
+        assert!(!err.is_retryable(), "{err}");
+        let text = err.to_string();
+        assert!(text.contains(key) && text.contains(value), "{text}");
+    }
+    assert!(
+        bed.cluster.arm_calls().await.is_empty(),
+        "a refused Service costs no ARM call"
+    );
+}
