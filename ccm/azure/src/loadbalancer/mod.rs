@@ -6,6 +6,8 @@
 //! writes only what differs, in upstream's order (anchor-ccm.md §4.1).
 
 pub mod cloud;
+pub mod draft;
+pub mod dry_run;
 pub mod error;
 pub mod names;
 pub mod network_io;

@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
 
+use super::draft::{Snapshot, addresses, draft};
 use super::error::LbError;
 use super::network_io::NetworkIo;
 use super::parse::{ParseContext, parse_service};
-use super::plan::{FrontendSource, LbChange, LbTarget, plan_ensure, plan_remove};
+use super::plan::{LbChange, LbTarget, plan_remove};
 use super::pools::{PoolMembership, eligible_nodes, set_node_ip_members};
 use super::publicip::{self, PipContext};
 use super::service::{IpFamily, LbService, PerFamily};
@@ -58,20 +59,6 @@ impl std::fmt::Debug for LbReconciler {
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
-}
-
-/// What one reconcile read: both cluster LBs and the Service's PIP resource group.
-struct Snapshot {
-    wanted: Option<LoadBalancer>,
-    flipped: Option<LoadBalancer>,
-    pips: Vec<PublicIpAddress>,
-}
-
-/// `(pip id, address)` of every listed PIP with an address.
-fn addresses(pips: &[PublicIpAddress]) -> Vec<(String, IpAddr)> {
-    pips.iter()
-        .filter_map(|p| Some((p.id.clone()?, publicip::plan::address_of(p)?)))
-        .collect()
 }
 
 /// The first InternalIP of `family` of each node (nodeIP pools and floating-IP-off NSG rules).
@@ -140,6 +127,16 @@ fn fallback(service: &Service) -> LbService {
 }
 
 impl LbReconciler {
+    /// The ARM calls (the dry run reads through them too).
+    pub(super) fn io(&self) -> &NetworkIo {
+        &self.io
+    }
+
+    /// The azure.json in use.
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// Over the provider's ARM client, zones and pool writer, for `config`.
     pub fn new(
         io: NetworkIo,
@@ -174,7 +171,7 @@ impl LbReconciler {
 
     /// Other LoadBalancer Services whose NSG destinations overlap `mine` on these LBs: they share
     /// a frontend IP, or, with floating IP off, the node IPs.
-    fn sharing_services(
+    pub(super) fn sharing_services(
         &self,
         svc: &LbService,
         mine: &nsg::Destinations,
@@ -252,7 +249,12 @@ impl LbReconciler {
         Ok(parsed.service)
     }
 
-    fn target(&self, cluster_name: &str, internal: bool, zones: Vec<String>) -> LbTarget {
+    pub(super) fn target(
+        &self,
+        cluster_name: &str,
+        internal: bool,
+        zones: Vec<String>,
+    ) -> LbTarget {
         let s = &self.settings;
         LbTarget {
             subscription: s.subscription.clone(),
@@ -274,7 +276,7 @@ impl LbReconciler {
         }
     }
 
-    fn pip_context(&self, cluster_name: &str, zones: Vec<String>) -> PipContext {
+    pub(super) fn pip_context(&self, cluster_name: &str, zones: Vec<String>) -> PipContext {
         let s = &self.settings;
         PipContext {
             cluster_name: cluster_name.to_string(),
@@ -288,14 +290,14 @@ impl LbReconciler {
         }
     }
 
-    async fn region_zones(&self) -> Result<Vec<String>, LbError> {
+    pub(super) async fn region_zones(&self) -> Result<Vec<String>, LbError> {
         if !self.settings.standard() {
             return Ok(Vec::new());
         }
         Ok(self.zones.region_zones().await?)
     }
 
-    async fn snapshot(
+    pub(super) async fn snapshot(
         &self,
         cluster_name: &str,
         svc: &LbService,
@@ -356,55 +358,23 @@ impl LbReconciler {
         let pip_ctx = self.pip_context(cluster_name, zones.clone());
         let pip_rg = pip_ctx.resource_group_for(svc).to_string();
         let snap = self.snapshot(cluster_name, svc, &pip_rg).await?;
-        let pip_plan = publicip::plan(svc, true, &pip_ctx, &snap.pips)?;
-        for warning in &pip_plan.warnings {
-            tracing::warn!(service = %svc.key, "{warning}");
-        }
-        let mut known = addresses(&snap.pips);
-        let mut frontends: PerFamily<Option<FrontendSource>> = PerFamily::default();
-        for wanted in &pip_plan.wanted {
-            let pip = match (&wanted.write, &wanted.current) {
-                (Some(body), _) => {
-                    let written = self.io.put_public_ip(&self.settings, &pip_rg, body).await?;
-                    known.extend(addresses(std::slice::from_ref(&written)));
-                    written
-                }
-                (None, Some(current)) => current.clone(),
-                (None, None) => continue,
-            };
-            if let Some(id) = pip.id.clone() {
-                *frontends.get_mut(wanted.family) = Some(FrontendSource::Public { pip_id: id });
-            }
-        }
-        if svc.internal {
-            for family in &svc.families {
-                *frontends.get_mut(*family) = Some(FrontendSource::Internal {
-                    subnet_id: self.settings.subnet_id(svc),
-                    private_ip: *svc.requested_ips.get(*family),
-                });
-            }
-        }
-
         let target = self.target(cluster_name, svc.internal, zones.clone());
         let eligible = eligible_nodes(nodes, &self.config);
         self.remember_nodes(&eligible);
-        let mut desired = match plan_ensure(snap.wanted.as_ref(), &target, svc, &frontends)? {
-            LbChange::Put(body) => Some(body),
-            LbChange::Unchanged | LbChange::Delete => snap.wanted.clone(),
-        };
-        let manage_members = !self.settings.preconfigured_pools;
-        if let Some(body) = desired.as_mut()
-            && manage_members
-            && self.settings.pool_type == BackendPoolType::NodeIp
-        {
-            let vnet = self.settings.vnet_id();
-            for family in &svc.families {
-                let pool = names::backend_pool_name(cluster_name, *family);
-                set_node_ip_members(body, &pool, *family, &eligible, &vnet);
+        let draft = draft(&self.settings, &target, &pip_ctx, svc, &eligible, &snap)?;
+        for warning in &draft.pip_plan.warnings {
+            tracing::warn!(service = %svc.key, "{warning}");
+        }
+        let mut known = draft.known.clone();
+        for wanted in &draft.pip_plan.wanted {
+            if let Some(body) = &wanted.write {
+                let written = self.io.put_public_ip(&self.settings, &pip_rg, body).await?;
+                known.extend(addresses(std::slice::from_ref(&written)));
             }
         }
-        let lb = match desired {
-            Some(body) if Some(&body) != snap.wanted.as_ref() => {
+        let manage_members = !self.settings.preconfigured_pools;
+        let lb = match draft.lb {
+            Some(body) if draft.lb_changed => {
                 Some(self.io.put_load_balancer(&self.settings, &body).await?)
             }
             other => other,
@@ -425,19 +395,7 @@ impl LbReconciler {
         };
 
         if !svc.security.disabled {
-            let frontend_ips = ingress_ips(&lb_status, svc);
-            let backend_ips = if svc.rules.floating_ip {
-                Vec::new()
-            } else {
-                svc.families
-                    .iter()
-                    .flat_map(|f| node_ips(&eligible, *f))
-                    .collect()
-            };
-            let dst = nsg::Destinations {
-                frontend_ips,
-                backend_ips,
-            };
+            let dst = destinations(svc, &lb_status, &eligible);
             let others = self.sharing_services(svc, &dst, &[&lb], &known);
             self.ensure_nsg(svc, &dst, &others).await?;
         }
@@ -447,7 +405,7 @@ impl LbReconciler {
             self.remove_from(flipped, &flipped_target, cluster_name, svc)
                 .await?;
         }
-        self.release_public_ips(&pip_rg, &pip_plan.updates, &pip_plan.deletes)
+        self.release_public_ips(&pip_rg, &draft.pip_plan.updates, &draft.pip_plan.deletes)
             .await?;
         Ok(lb_status)
     }
@@ -692,6 +650,26 @@ impl LbReconciler {
             .iter()
             .chain(snap.flipped.iter())
             .find_map(|lb| status(lb, &svc, &known)))
+    }
+}
+
+/// Where the Service's NSG rules point: its frontend IPs, plus the node IPs when floating IP is off.
+pub(super) fn destinations(
+    svc: &LbService,
+    lb_status: &LoadBalancerStatus,
+    eligible: &[&Node],
+) -> nsg::Destinations {
+    let backend_ips = if svc.rules.floating_ip {
+        Vec::new()
+    } else {
+        svc.families
+            .iter()
+            .flat_map(|f| node_ips(eligible, *f))
+            .collect()
+    };
+    nsg::Destinations {
+        frontend_ips: ingress_ips(lb_status, svc),
+        backend_ips,
     }
 }
 

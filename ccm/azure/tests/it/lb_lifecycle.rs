@@ -480,3 +480,51 @@ async fn starred_annotations_reach_azure_and_bad_ones_change_nothing() {
         "a refused Service costs no ARM call"
     );
 }
+
+#[tokio::test]
+async fn the_dry_run_lists_the_writes_ensure_sends_and_nothing_once_adopted() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service("web", UID_A, &[], &[(80, 30080)]);
+    let reconciler = bed.provider.load_balancers().reconciler();
+    bed.cluster.clear_journal().await;
+    let plan = reconciler
+        .dry_run(CLUSTER, &svc, &bed.nodes)
+        .await
+        .expect("dry run");
+    assert!(
+        writes(&bed.cluster).await.is_empty(),
+        "a dry run writes nothing"
+    );
+    let steps: Vec<(&str, String)> = plan
+        .writes
+        .iter()
+        .map(|w| {
+            (
+                w.method,
+                w.resource.rsplit('/').take(2).collect::<Vec<_>>().join("<"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            (
+                "PUT",
+                format!("{CLUSTER}-{}<publicIPAddresses", base(UID_A))
+            ),
+            ("PUT", format!("{CLUSTER}<loadBalancers")),
+        ],
+        "{plan:#?}"
+    );
+    assert!(
+        plan.notes.iter().any(|n| n.contains("NSG")),
+        "a new PIP has no address yet: {:?}",
+        plan.notes
+    );
+    bed.ensure(&svc).await;
+    let plan = reconciler
+        .dry_run(CLUSTER, &svc, &bed.nodes)
+        .await
+        .expect("dry run");
+    assert!(plan.writes.is_empty(), "{plan:#?}");
+}
