@@ -528,3 +528,123 @@ async fn the_dry_run_lists_the_writes_ensure_sends_and_nothing_once_adopted() {
         .expect("dry run");
     assert!(plan.writes.is_empty(), "{plan:#?}");
 }
+
+/// Names of the NICs whose ipconfigs reference the cluster pool `kubernetes` on LB `kubernetes`.
+async fn pool_nics(bed: &Bed) -> Vec<String> {
+    let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
+    let pools = lb["properties"]["backendAddressPools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut nics: Vec<String> = pools
+        .iter()
+        .filter(|p| p["name"] == CLUSTER)
+        .flat_map(|p| {
+            p["properties"]["backendIPConfigurations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|r| {
+            let id = r["id"].as_str()?.to_string();
+            let at = id.find("/networkInterfaces/")? + "/networkInterfaces/".len();
+            Some(id[at..].split('/').next()?.to_string())
+        })
+        .collect();
+    nics.sort();
+    nics
+}
+
+#[tokio::test]
+async fn node_set_changes_update_pool_members_with_writes_only_for_the_changed_node() {
+    let mut bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service("web", UID_A, &[], &[(80, 30080)]);
+    bed.ensure(&svc).await;
+    let before = pool_nics(&bed).await;
+    assert_eq!(
+        before.len(),
+        2,
+        "the two agents, not the control plane: {before:?}"
+    );
+
+    let leaving = bed
+        .nodes
+        .iter_mut()
+        .find(|n| {
+            !n.metadata
+                .name
+                .as_deref()
+                .unwrap_or_default()
+                .contains("master")
+        })
+        .expect("an agent");
+    leaving
+        .metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert(
+            "node.kubernetes.io/exclude-from-external-load-balancers".to_string(),
+            "true".to_string(),
+        );
+    bed.cluster.clear_journal().await;
+    bed.lb()
+        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .await
+        .expect("update");
+    let puts: Vec<String> = writes(&bed.cluster)
+        .await
+        .into_iter()
+        .map(|(m, p)| format!("{m} {}", p.rsplit('/').next().unwrap_or_default()))
+        .collect();
+    assert_eq!(puts.len(), 1, "one NIC PUT for the excluded node: {puts:?}");
+    assert_eq!(pool_nics(&bed).await.len(), 1);
+
+    bed.cluster.clear_journal().await;
+    bed.lb()
+        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .await
+        .expect("update");
+    assert!(writes(&bed.cluster).await.is_empty(), "no change, no write");
+}
+
+#[tokio::test]
+async fn node_ip_pools_list_node_addresses_and_follow_the_node_set() {
+    let extra = format!(r#"{SMALL}, "loadBalancerBackendPoolConfigurationType": "nodeIP""#);
+    let mut bed = Bed::start("small.yaml", &extra).await;
+    let svc = service("web", UID_A, &[], &[(80, 30080)]);
+    bed.ensure(&svc).await;
+    let members = |lb: &Value| -> Vec<String> {
+        lb["properties"]["backendAddressPools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["name"] == CLUSTER)
+            .flat_map(|p| {
+                p["properties"]["loadBalancerBackendAddresses"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|a| a["properties"]["ipAddress"].as_str().map(str::to_string))
+            .collect()
+    };
+    let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
+    assert_eq!(members(&lb).len(), 2, "{lb:#}");
+
+    bed.nodes.retain(|n| {
+        !n.metadata
+            .name
+            .as_deref()
+            .unwrap_or_default()
+            .ends_with('1')
+    });
+    bed.cluster.clear_journal().await;
+    bed.lb()
+        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .await
+        .expect("update");
+    let w = writes(&bed.cluster).await;
+    assert_eq!(w.len(), 1, "one LB PUT: {w:?}");
+    let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
+    assert_eq!(members(&lb).len(), 1);
+}
