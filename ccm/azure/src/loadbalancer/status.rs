@@ -54,3 +54,68 @@ pub fn status(
         ingress: Some(ingress),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loadbalancer::publicip::tests_support::service;
+
+    fn lb(json: serde_json::Value) -> LoadBalancer {
+        serde_json::from_value(json).expect("lb json")
+    }
+
+    #[test]
+    fn public_addresses_then_additional_ips_and_nothing_else() {
+        let mut svc = service("web", "11111111-2222-3333-4444-555555555555");
+        svc.additional_public_ips = vec!["198.51.100.7".parse().unwrap()];
+        let base = svc.base_name.clone();
+        let doc = lb(serde_json::json!({
+            "name": "kubernetes",
+            "properties": {"frontendIPConfigurations": [
+                {"name": "outbound", "properties": {"publicIPAddress": {"id": "/x/publicIPAddresses/out"}}},
+                {"name": base, "properties": {"publicIPAddress": {"id": "/X/publicIPAddresses/Mine"}}}
+            ]}
+        }));
+        let known = vec![
+            (
+                "/x/publicIPAddresses/out".to_string(),
+                "20.0.0.1".parse().unwrap(),
+            ),
+            (
+                "/x/publicipaddresses/mine".to_string(),
+                "20.0.0.2".parse().unwrap(),
+            ),
+        ];
+        let got = status(&doc, &svc, &known).expect("status");
+        let ips: Vec<_> = got
+            .ingress
+            .unwrap()
+            .into_iter()
+            .map(|i| (i.ip, i.hostname, i.ip_mode))
+            .collect();
+        assert_eq!(
+            ips,
+            vec![
+                (Some("20.0.0.2".to_string()), None, None),
+                (Some("198.51.100.7".to_string()), None, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn internal_frontends_report_their_private_address_and_unknown_ones_none() {
+        let mut svc = service("db", "11111111-2222-3333-4444-555555555555");
+        svc.internal = true;
+        let base = svc.base_name.clone();
+        let doc = lb(serde_json::json!({
+            "name": "kubernetes-internal",
+            "properties": {"frontendIPConfigurations": [
+                {"name": base, "properties": {"subnet": {"id": "/s"}, "privateIPAddress": "10.0.0.9"}}
+            ]}
+        }));
+        let got = status(&doc, &svc, &[]).expect("status");
+        assert_eq!(got.ingress.unwrap()[0].ip.as_deref(), Some("10.0.0.9"));
+        let empty = lb(serde_json::json!({"name": "kubernetes", "properties": {}}));
+        assert_eq!(status(&empty, &svc, &[]), None);
+    }
+}
