@@ -22,7 +22,7 @@ use super::parse::{ParseContext, parse_service};
 use super::plan::{LbChange, LbTarget, plan_remove};
 use super::pools::{PoolMembership, eligible_nodes, set_node_ip_members};
 use super::publicip::{self, PipContext};
-use super::service::{IpFamily, LbService, PerFamily};
+use super::service::{IpFamily, LbService};
 use super::settings::LbSettings;
 use super::status::status;
 use super::{names, nsg};
@@ -82,7 +82,6 @@ fn node_ips(nodes: &[&Node], family: IpFamily) -> Vec<IpAddr> {
 /// remove what it owns.
 fn fallback(service: &Service) -> LbService {
     let meta = &service.metadata;
-    let uid = meta.uid.clone().unwrap_or_default();
     let internal = meta
         .annotations
         .as_ref()
@@ -106,23 +105,13 @@ fn fallback(service: &Service) -> LbService {
         .filter(|f: &Vec<IpFamily>| !f.is_empty())
         .unwrap_or_else(|| vec![IpFamily::V4]);
     LbService {
-        key: super::ServiceKey {
-            namespace: meta.namespace.clone().unwrap_or_default(),
-            name: meta.name.clone().unwrap_or_default(),
-        },
-        base_name: names::base_name(&uid),
-        uid,
         internal,
-        internal_subnet: None,
         families,
-        requested_ips: PerFamily::default(),
-        public_ip: Default::default(),
-        ports: Vec::new(),
-        rules: Default::default(),
-        local_health_check_node_port: None,
-        probe: Default::default(),
-        security: Default::default(),
-        additional_public_ips: Vec::new(),
+        ..LbService::minimal(
+            meta.namespace.as_deref().unwrap_or_default(),
+            meta.name.as_deref().unwrap_or_default(),
+            meta.uid.as_deref().unwrap_or_default(),
+        )
     }
 }
 

@@ -268,7 +268,48 @@ pub struct LbService {
     pub additional_public_ips: Vec<IpAddr>,
 }
 
+impl LbPort {
+    /// A port with its NodePort and no per-port annotation.
+    pub fn new(protocol: Protocol, port: u16, node_port: Option<u16>) -> LbPort {
+        LbPort {
+            name: format!("p{port}"),
+            protocol,
+            port,
+            node_port,
+            app_protocol: None,
+            no_lb_rule: false,
+            no_probe_rule: false,
+            probe_port: None,
+            probe: ProbeOverrides::default(),
+        }
+    }
+}
+
 impl LbService {
+    /// A public IPv4 Service without ports, every setting at its default: the identity a
+    /// deletion works from when the annotations no longer parse.
+    pub fn minimal(namespace: &str, name: &str, uid: &str) -> LbService {
+        LbService {
+            key: ServiceKey {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+            },
+            uid: uid.to_string(),
+            base_name: super::names::base_name(uid),
+            internal: false,
+            internal_subnet: None,
+            families: vec![IpFamily::V4],
+            requested_ips: PerFamily::default(),
+            public_ip: PublicIpSettings::default(),
+            ports: Vec::new(),
+            rules: RuleSettings::default(),
+            local_health_check_node_port: None,
+            probe: ProbeOverrides::default(),
+            security: SecuritySettings::default(),
+            additional_public_ips: Vec::new(),
+        }
+    }
+
     /// True for an IPv4+IPv6 Service (per-family names get `-IPv6`).
     pub fn is_dual_stack(&self) -> bool {
         self.families.len() > 1

@@ -58,7 +58,11 @@ pub fn status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loadbalancer::publicip::tests_support::service;
+    use crate::loadbalancer::LbService;
+
+    fn service(name: &str, uid: &str) -> LbService {
+        LbService::minimal("default", name, uid)
+    }
 
     fn lb(json: serde_json::Value) -> LoadBalancer {
         serde_json::from_value(json).expect("lb json")

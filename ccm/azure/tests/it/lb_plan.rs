@@ -7,55 +7,27 @@ use std::collections::BTreeMap;
 use ccm_azure::arm::api_versions::{CloudFlavor, ResourceType};
 use ccm_azure::arm::resources::LoadBalancer;
 use ccm_azure::config::{LoadBalancerSku, ProbeMode};
-use ccm_azure::loadbalancer::names::base_name;
 use ccm_azure::loadbalancer::plan::{
     FrontendSource, LbChange, LbTarget, plan_ensure, plan_remove, service_frontends,
 };
-use ccm_azure::loadbalancer::service::{
-    IpFamily, LbPort, LbService, PerFamily, ProbeOverrides, Protocol, PublicIpSettings,
-    RuleSettings, SecuritySettings, ServiceKey,
-};
+use ccm_azure::loadbalancer::service::{LbPort, LbService, PerFamily, Protocol};
 
 use crate::fake_azure::FakeAzure;
 use crate::resource_models::{Arm, round_trip, with_reader_app};
 
 fn port(protocol: Protocol, port: u16, node_port: u16) -> LbPort {
-    LbPort {
-        name: format!("p{port}"),
-        protocol,
-        port,
-        node_port: Some(node_port),
-        app_protocol: None,
-        no_lb_rule: false,
-        no_probe_rule: false,
-        probe_port: None,
-        probe: ProbeOverrides::default(),
-    }
+    LbPort::new(protocol, port, Some(node_port))
 }
 
 fn internal_service() -> LbService {
-    let uid = "0f0e0d0c-0b0a-4909-8807-060504030201";
     LbService {
-        key: ServiceKey {
-            namespace: "default".into(),
-            name: "ilb".into(),
-        },
-        uid: uid.into(),
-        base_name: base_name(uid),
         internal: true,
         internal_subnet: Some("ilb".into()),
-        families: vec![IpFamily::V4],
-        requested_ips: PerFamily::default(),
-        public_ip: PublicIpSettings::default(),
         ports: vec![
             port(Protocol::Tcp, 80, 30080),
             port(Protocol::Udp, 53, 30053),
         ],
-        rules: RuleSettings::default(),
-        local_health_check_node_port: None,
-        probe: ProbeOverrides::default(),
-        security: SecuritySettings::default(),
-        additional_public_ips: Vec::new(),
+        ..LbService::minimal("default", "ilb", "0f0e0d0c-0b0a-4909-8807-060504030201")
     }
 }
 

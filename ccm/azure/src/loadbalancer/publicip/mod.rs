@@ -7,10 +7,4 @@ pub mod tags;
 #[cfg(test)]
 mod tests;
 
-/// Test support shared with the other load-balancer modules' unit tests.
-#[cfg(test)]
-pub(crate) mod tests_support {
-    pub(crate) use super::tests::service;
-}
-
 pub use plan::{Ownership, PipContext, PipError, PipPlan, WantedPip, ownership, plan};

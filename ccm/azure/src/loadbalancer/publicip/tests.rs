@@ -6,34 +6,13 @@ use std::collections::BTreeMap;
 use super::plan::{PipContext, PipError, plan};
 use crate::arm::resources::public_ip_address::PublicIpAddress;
 use crate::loadbalancer::names;
-use crate::loadbalancer::service::{
-    IpFamily, LbService, PerFamily, ProbeOverrides, PublicIpSettings, RuleSettings,
-    SecuritySettings, ServiceKey,
-};
+use crate::loadbalancer::service::{IpFamily, LbService};
 
 const UID: &str = "1a2b3c4d-5e6f-7081-92a3-b4c5d6e7f809";
 const UID_B: &str = "99999999-5e6f-7081-92a3-b4c5d6e7f809";
 
 pub(crate) fn service(name: &str, uid: &str) -> LbService {
-    LbService {
-        key: ServiceKey {
-            namespace: "default".to_string(),
-            name: name.to_string(),
-        },
-        uid: uid.to_string(),
-        base_name: names::base_name(uid),
-        internal: false,
-        internal_subnet: None,
-        families: vec![IpFamily::V4],
-        requested_ips: PerFamily::default(),
-        public_ip: PublicIpSettings::default(),
-        ports: Vec::new(),
-        rules: RuleSettings::default(),
-        local_health_check_node_port: None,
-        probe: ProbeOverrides::default(),
-        security: SecuritySettings::default(),
-        additional_public_ips: Vec::new(),
-    }
+    LbService::minimal("default", name, uid)
 }
 
 fn ctx() -> PipContext {

@@ -6,48 +6,19 @@ use ipnet::IpNet;
 use serde_json::json;
 
 use crate::arm::resources::security_group::{NetworkSecurityGroup, SecurityRule};
-use crate::loadbalancer::names::base_name;
 use crate::loadbalancer::nsg::Destinations;
-use crate::loadbalancer::service::{
-    IpFamily, LbPort, LbService, PerFamily, ProbeOverrides, Protocol, PublicIpSettings,
-    RuleSettings, SecuritySettings, ServiceKey,
-};
+use crate::loadbalancer::service::{LbPort, LbService, Protocol};
 
 /// A Service port with a NodePort.
 pub fn port(protocol: Protocol, port: u16, node_port: u16) -> LbPort {
-    LbPort {
-        name: format!("p{port}"),
-        protocol,
-        port,
-        node_port: Some(node_port),
-        app_protocol: None,
-        no_lb_rule: false,
-        no_probe_rule: false,
-        probe_port: None,
-        probe: ProbeOverrides::default(),
-    }
+    LbPort::new(protocol, port, Some(node_port))
 }
 
 /// A public IPv4 Service `default/<name>` with TCP 80 and no restriction.
 pub fn service(name: &str, uid: &str) -> LbService {
     LbService {
-        key: ServiceKey {
-            namespace: "default".into(),
-            name: name.into(),
-        },
-        uid: uid.into(),
-        base_name: base_name(uid),
-        internal: false,
-        internal_subnet: None,
-        families: vec![IpFamily::V4],
-        requested_ips: PerFamily::default(),
-        public_ip: PublicIpSettings::default(),
         ports: vec![port(Protocol::Tcp, 80, 30080)],
-        rules: RuleSettings::default(),
-        local_health_check_node_port: None,
-        probe: ProbeOverrides::default(),
-        security: SecuritySettings::default(),
-        additional_public_ips: vec![],
+        ..LbService::minimal("default", name, uid)
     }
 }
 

@@ -11,11 +11,7 @@ use std::net::IpAddr;
 
 use crate::arm::resources::load_balancer::LoadBalancer;
 use crate::config::{LoadBalancerSku, ProbeMode};
-use crate::loadbalancer::names::base_name;
-use crate::loadbalancer::service::{
-    IpFamily, LbPort, LbService, PerFamily, ProbeOverrides, Protocol, PublicIpSettings,
-    RuleSettings, SecuritySettings, ServiceKey,
-};
+use crate::loadbalancer::service::{LbPort, LbService, PerFamily, Protocol};
 
 use super::{FrontendSource, LbChange, LbTarget, plan_ensure, plan_remove};
 
@@ -50,17 +46,7 @@ pub(super) fn internal_target() -> LbTarget {
 
 /// A TCP port with a NodePort.
 pub(super) fn tcp(port: u16, node_port: u16) -> LbPort {
-    LbPort {
-        name: format!("p{port}"),
-        protocol: Protocol::Tcp,
-        port,
-        node_port: Some(node_port),
-        app_protocol: None,
-        no_lb_rule: false,
-        no_probe_rule: false,
-        probe_port: None,
-        probe: ProbeOverrides::default(),
-    }
+    LbPort::new(Protocol::Tcp, port, Some(node_port))
 }
 
 /// A UDP port with a NodePort.
@@ -74,23 +60,8 @@ pub(super) fn udp(port: u16, node_port: u16) -> LbPort {
 /// A public IPv4 Service `default/<name>` with UID `<uid>` and `ports`.
 pub(super) fn service(name: &str, uid: &str, ports: Vec<LbPort>) -> LbService {
     LbService {
-        key: ServiceKey {
-            namespace: "default".into(),
-            name: name.into(),
-        },
-        uid: uid.into(),
-        base_name: base_name(uid),
-        internal: false,
-        internal_subnet: None,
-        families: vec![IpFamily::V4],
-        requested_ips: PerFamily::default(),
-        public_ip: PublicIpSettings::default(),
         ports,
-        rules: RuleSettings::default(),
-        local_health_check_node_port: None,
-        probe: ProbeOverrides::default(),
-        security: SecuritySettings::default(),
-        additional_public_ips: Vec::new(),
+        ..LbService::minimal("default", name, uid)
     }
 }
 
