@@ -9,3 +9,4 @@ mod node_controllers;
 mod node_ipam;
 mod proxy;
 mod run_log;
+mod service_controller;
