@@ -82,11 +82,9 @@ impl<P: Provider> Context<P> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn balancer(&self) -> &P::LoadBalancer {
-        // Checked in `ServiceController::new`; the provider hands out the same interface each time.
-        self.provider
-            .load_balancer()
-            .unwrap_or_else(|| unreachable!("checked at construction"))
+    /// The provider's load balancers (checked in `ServiceController::new`).
+    pub fn balancer(&self) -> Result<&P::LoadBalancer, SyncError<P::Error>> {
+        self.provider.load_balancer().ok_or(SyncError::Unsupported)
     }
 
     /// Runs one provider load-balancer call inside the resource-locker Lease (when configured).
@@ -131,7 +129,9 @@ impl<P: Provider> Context<P> {
             if let Some(wait) = state.backoff.wait(&key, &print) {
                 return Action::requeue(wait);
             }
-            if !cleanup && has_finalizer(service) && state.synced.get(&key) == Some(&print) {
+            // The store may still hold the object as it was before our own finalizer or
+            // status write: what was synced is judged by the fingerprint alone.
+            if state.synced.get(&key) == Some(&print) {
                 return Action::await_change();
             }
         }
@@ -140,11 +140,9 @@ impl<P: Provider> Context<P> {
                 let mut state = self.state();
                 state.backoff.reset(&key);
                 if cleanup {
-                    state.synced.remove(&key);
                     state.hosts.remove(&key);
-                } else {
-                    state.synced.insert(key, print);
                 }
+                state.synced.insert(key, print);
                 Action::await_change()
             }
             Err(error) => {
@@ -170,7 +168,7 @@ impl<P: Provider> Context<P> {
 
     async fn sync(&self, service: &Service, cleanup: bool) -> Result<(), SyncError<P::Error>> {
         let cluster = self.config.cluster_name.as_str();
-        let balancer = self.balancer();
+        let balancer = self.balancer()?;
         if cleanup {
             let (_, exists) = balancer
                 .get_load_balancer(cluster, service)

@@ -19,6 +19,10 @@ pub enum ServiceControllerError {
 /// `SyncLoadBalancerFailed` Event's "Error syncing load balancer: <message>").
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError<E: std::error::Error + 'static> {
+    /// The provider stopped offering load balancers (checked at start, so only a provider that
+    /// changes its answer gets here).
+    #[error("the cloud provider does not support external load balancers")]
+    Unsupported,
     /// `GetLoadBalancer` before cleanup failed.
     #[error("failed to check if load balancer exists before cleanup: {0}")]
     Check(#[source] CloudError<E>),
@@ -56,7 +60,10 @@ impl<E: std::error::Error + 'static> SyncError<E> {
     /// Whether retrying can help: the provider decides for cloud errors; Lease and API errors
     /// are always retried.
     pub fn is_retryable(&self) -> bool {
-        self.cloud().is_none_or(CloudError::is_retryable)
+        match self {
+            Self::Unsupported => false,
+            _ => self.cloud().is_none_or(CloudError::is_retryable),
+        }
     }
 
     /// The delay the cloud asked for, if any.

@@ -34,6 +34,10 @@
 //!   never cause a busy loop;
 //! - the last synced node set is kept per Service (upstream keeps one global set), so a Service
 //!   ensured while the node set changed is still updated by the next node sync;
+//! - what was synced is remembered per Service as the fingerprint of those fields, so a stale
+//!   copy in the watch cache (before our own finalizer/status write arrives) causes no second
+//!   provider call; like upstream's `needsUpdate`, a finalizer removed by hand comes back only
+//!   with the Service's next relevant change;
 //! - a Service deleted without our finalizer is not cleaned up (upstream's cache-based path for
 //!   Services from before finalizers);
 //! - the `Type`/`LoadBalancerSourceRanges`/... change Events upstream's `needsUpdate` records

@@ -104,7 +104,7 @@ impl<P: Provider> Context<P> {
         names: &std::collections::BTreeSet<String>,
     ) -> Result<(), SyncError<P::Error>> {
         let cluster = self.config.cluster_name.as_str();
-        let balancer = self.balancer();
+        let balancer = self.balancer()?;
         self.metrics.loadbalancer_sync.inc();
         let started = Instant::now();
         let result = self

@@ -187,6 +187,12 @@ async fn load_balancer_follows_the_service_type() {
         events(&api.client, "web", "DeletedLoadBalancer").await,
         [("Normal".into(), "Deleted load balancer".into())]
     );
+    // Our own finalizer and status writes never make a sync fail (e.g. on a stale version).
+    assert!(
+        events(&api.client, "web", "SyncLoadBalancerFailed")
+            .await
+            .is_empty()
+    );
 }
 
 #[tokio::test]
