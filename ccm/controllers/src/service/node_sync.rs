@@ -2,6 +2,7 @@
 //! providerID, tainted for deletion) and every `node_sync_period`, give each LoadBalancer
 //! Service's load balancer the new set with `UpdateLoadBalancer`; failures requeue the Service.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use ccm_cloud::{LoadBalancer, Provider};
@@ -16,11 +17,17 @@ use super::error::SyncError;
 use super::predicates::{has_finalizer, node_names, stable_nodes, wants_load_balancer};
 use crate::node::event::EventType;
 
-/// `[a b c]`, the node list in the `UpdateLoadBalancerFailed` message. **[infer]** Go prints a
-/// string slice this way; upstream's exact rendering of its set type is not reproduced.
-fn go_list(names: &std::collections::BTreeSet<String>) -> String {
-    let joined: Vec<&str> = names.iter().map(String::as_str).collect();
-    format!("[{}]", joined.join(" "))
+/// Node names shown in `UpdateLoadBalancerFailed` (upstream `maxNodeNamesToLog`).
+const MAX_NODE_NAMES_TO_LOG: usize = 20;
+
+/// Upstream's `loggableNodeNames` as Go's `%v` prints it: `[a b c]`, at most 20 sorted names
+/// then `<N more>`.
+fn loggable_node_names(names: &BTreeSet<String>) -> String {
+    let mut shown: Vec<String> = names.iter().take(MAX_NODE_NAMES_TO_LOG).cloned().collect();
+    if names.len() > MAX_NODE_NAMES_TO_LOG {
+        shown.push(format!("<{} more>", names.len() - MAX_NODE_NAMES_TO_LOG));
+    }
+    format!("[{}]", shown.join(" "))
 }
 
 impl<P: Provider> Context<P> {
@@ -101,7 +108,7 @@ impl<P: Provider> Context<P> {
         &self,
         service: &Service,
         nodes: &[Node],
-        names: &std::collections::BTreeSet<String>,
+        names: &BTreeSet<String>,
     ) -> Result<(), SyncError<P::Error>> {
         let cluster = self.config.cluster_name.as_str();
         let balancer = self.balancer()?;
@@ -140,9 +147,16 @@ impl<P: Provider> Context<P> {
         if let Ok((_, false)) = balancer.get_load_balancer(cluster, service).await {
             return Ok(());
         }
+        // Upstream prints the provider's error itself, without our context prefix.
+        let detail = match &error {
+            SyncError::Update(cloud) => cloud.to_string(),
+            other => other.to_string(),
+        };
         let message = format!(
-            "Error updating load balancer with new hosts {}: {error}",
-            go_list(names)
+            "Error updating load balancer with new hosts {} [node names limited, total number \
+             of nodes: {}], error: {detail}",
+            loggable_node_names(names),
+            names.len()
         );
         self.events
             .record(
@@ -153,5 +167,20 @@ impl<P: Provider> Context<P> {
             )
             .await;
         Err(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_are_limited_like_upstream() {
+        let few: BTreeSet<String> = ["b", "a"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(loggable_node_names(&few), "[a b]");
+        let many: BTreeSet<String> = (0..25).map(|i| format!("n{i:02}")).collect();
+        let shown = loggable_node_names(&many);
+        assert!(shown.starts_with("[n00 n01 "), "{shown}");
+        assert!(shown.ends_with(" n19 <5 more>]"), "{shown}");
     }
 }

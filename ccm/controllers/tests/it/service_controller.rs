@@ -155,6 +155,15 @@ async fn load_balancer_follows_the_service_type() {
         events(&api.client, "web", "EnsuredLoadBalancer").await,
         [("Normal".into(), "Ensured load balancer".into())]
     );
+    // The resource-locker Lease was created for the call and released after it.
+    let lease = Api::<Lease>::namespaced(api.client.clone(), "kube-system")
+        .get("aks-managed-resource-locker")
+        .await
+        .unwrap()
+        .spec
+        .unwrap();
+    assert_eq!(lease.lease_duration_seconds, Some(900));
+    assert_eq!(lease.holder_identity.unwrap_or_default(), "");
 
     let patch = json!({"spec": {"type": "ClusterIP", "ports": [{"port": 80, "protocol": "TCP"}]}});
     Api::<Service>::namespaced(api.client.clone(), "default")
@@ -403,4 +412,39 @@ async fn a_lease_held_by_another_component_blocks_cloud_calls_until_released() {
         .and_then(|s| s.holder_identity)
         .unwrap_or_default();
     assert_eq!(holder, "");
+}
+
+#[tokio::test]
+async fn failed_backend_update_is_reported_and_the_service_resynced() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "n1").await;
+    spawn(&api.client, &cloud, config());
+    create_service(&api.client, "web", None).await;
+    wait_for_ingress(&api.client, "web").await;
+
+    cloud.fail_lb("default/web", 1, Retry::Backoff);
+    create_node(&api.client, "n2").await;
+    let failures = wait_for("UpdateLoadBalancerFailed", || async {
+        let found = events(&api.client, "web", "UpdateLoadBalancerFailed").await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert_eq!(
+        failures[0],
+        (
+            "Warning".into(),
+            "Error updating load balancer with new hosts [n1 n2] [node names limited, total \
+             number of nodes: 2], error: memory cloud: load balancer of default/web failed"
+                .into()
+        )
+    );
+    // The Service goes back to its queue and a full ensure gives the load balancer the new set.
+    let both = LbCall::Ensure("default/web".into(), strings(&["n1", "n2"]));
+    wait_for("ensure with both nodes", || async {
+        calls_for(&cloud, "default/web")
+            .contains(&both)
+            .then_some(())
+    })
+    .await;
 }
