@@ -1,14 +1,19 @@
 //! The `aks-managed-resource-locker` Lease the Azure provider takes around every load-balancer
 //! call, so the CCM and AKS's resource provider never change the same load balancer at once.
 //!
-//! Verified (cloud-provider-azure `pkg/provider/azure_resource_locker` tests, anchor-ccm.md 4.1):
-//! created when missing with our holder; taking it fails ("Lease has not expired yet") while
-//! another holder's `renewTime + leaseDurationSeconds` is in the future; the same holder takes it
-//! again at once; unlock leaves a Lease held by someone else untouched.
+//! Verified (cloud-provider-azure `pkg/provider` `AzureResourceLocker`: `Lock`, `acquireLease`,
+//! `hasExpired`, `releaseLease` and their unit tests; anchor-ccm.md 4.1):
+//! - the Lease is created when missing (duration 900 s); taking it writes our holder and sets
+//!   `acquireTime` and `renewTime` to now (no `leaseTransitions` change);
+//! - taking it fails while another holder (compared case-insensitively) has it and
+//!   `renewTime + leaseDurationSeconds` is in the future; an empty holder or a missing
+//!   `renewTime` counts as expired; the same holder takes it again at once;
+//! - unlock only touches a Lease we hold that has not expired, and writes `holderIdentity: ""`.
 //!
-//! **[infer]** unlock clears `holderIdentity` (and keeps the duration); expiry is judged from the
-//! holder's `renewTime` (the locker's own rule, unlike leader election's local observation); a
-//! Lease with a holder and no `renewTime` counts as expired.
+//! **[infer]** / not reproduced: the missing Lease is created already holding our record (upstream
+//! creates it empty, then updates it); the previous-holder annotation upstream writes on release
+//! (its key was not found in the public sources read) is not written, and the provider-cache
+//! invalidation it drives is the provider's business.
 
 use std::time::Duration;
 
@@ -23,8 +28,9 @@ use crate::leader::{LeaderRecord, LeaseLock, LockError};
 pub enum LockerError {
     /// Another component holds the Lease and it has not expired: retry later.
     #[error(
-        "Lease {lease} is held by {holder} and has not expired yet ({left}s left): another \
-         component (e.g. the AKS resource provider) is changing load balancers"
+        "lease {lease} held by {holder} has not expired yet ({left}s left), another component \
+         such as aks rp may be processing another request, this would be automatically \
+         recovered after the lease expires"
     )]
     HeldByOther {
         /// `namespace/name`.
@@ -87,7 +93,7 @@ impl ResourceLocker {
         let Some(current) = lock.get().await.map_err(|e| self.api_error(e))? else {
             return lock.create(&ours).await.map_err(|e| self.api_error(e));
         };
-        let same = current.is_held_by(&self.config.holder);
+        let same = self.holds(&current);
         if let (Some(holder), false) = (&current.holder, same)
             && let Some(left) = time_left(&current, now)
         {
@@ -98,15 +104,18 @@ impl ResourceLocker {
             });
         }
         let record = LeaderRecord {
-            acquire_time: if same {
-                current.acquire_time
-            } else {
-                Some(now)
-            },
-            transitions: current.transitions + i32::from(!same && current.holder.is_some()),
+            transitions: current.transitions,
             ..ours
         };
         lock.update(&record).await.map_err(|e| self.api_error(e))
+    }
+
+    /// Whether the record's holder is ours (case-insensitive, as upstream's `EqualFold`).
+    fn holds(&self, record: &LeaderRecord) -> bool {
+        record
+            .holder
+            .as_deref()
+            .is_some_and(|h| h.eq_ignore_ascii_case(&self.config.holder))
     }
 
     /// Releases the Lease if we hold it; leaves another holder's Lease alone.
@@ -119,11 +128,11 @@ impl ResourceLocker {
         let Some(current) = lock.get().await.map_err(|e| self.api_error(e))? else {
             return Ok(());
         };
-        if !current.is_held_by(&self.config.holder) {
+        if !self.holds(&current) || time_left(&current, Timestamp::now()).is_none() {
             return Ok(());
         }
         let released = LeaderRecord {
-            holder: None,
+            holder: Some(String::new()),
             ..current
         };
         lock.update(&released).await.map_err(|e| self.api_error(e))
