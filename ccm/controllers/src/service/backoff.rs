@@ -82,6 +82,11 @@ impl Backoff {
         }
     }
 
+    /// Keeps only the keys `keep` accepts (Services that still exist).
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.failures.retain(|key, _| keep(key));
+    }
+
     /// Forgets `key` after a success.
     pub fn reset(&mut self, key: &str) {
         self.failures.remove(key);
@@ -122,6 +127,9 @@ mod tests {
         assert!(b.wait("k", &json!(2)).is_none());
         assert!(b.wait("x", &json!(1)).is_none());
         b.release("k");
+        assert!(b.wait("k", &json!(1)).is_none());
+        b.fail("k", json!(1), true, None);
+        b.retain(|k| k != "k");
         assert!(b.wait("k", &json!(1)).is_none());
     }
 }

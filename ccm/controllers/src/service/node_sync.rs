@@ -63,6 +63,7 @@ impl<P: Provider> Context<P> {
     /// Updates every load balancer whose Service was last synced with another node set.
     async fn sync_nodes(&self, services: &Store<Service>) {
         let started = Instant::now();
+        self.forget_deleted(services);
         let nodes = stable_nodes(self.nodes.state().iter().map(AsRef::as_ref));
         let names = node_names(&nodes);
         let stale: Vec<_> = services
@@ -102,6 +103,16 @@ impl<P: Provider> Context<P> {
         self.metrics
             .nodesync_latency
             .observe(started.elapsed().as_secs_f64());
+    }
+
+    /// Drops what is remembered about Services that no longer exist (the workers never see a
+    /// Service after it is gone).
+    fn forget_deleted(&self, services: &Store<Service>) {
+        let live: BTreeSet<String> = services.state().iter().map(|s| key_of(s)).collect();
+        let mut state = self.state();
+        state.synced.retain(|key, _| live.contains(key));
+        state.hosts.retain(|key, _| live.contains(key));
+        state.backoff.retain(|key| live.contains(key));
     }
 
     async fn update_hosts(

@@ -392,7 +392,10 @@ async fn a_lease_held_by_another_component_blocks_cloud_calls_until_released() {
     })
     .await;
     assert!(failures[0].1.contains("aks-rp"), "{failures:?}");
-    assert!(failures[0].1.contains("has not expired yet"), "{failures:?}");
+    assert!(
+        failures[0].1.contains("has not expired yet"),
+        "{failures:?}"
+    );
     assert!(cloud.lb_calls().is_empty());
 
     let release = json!({"spec": {"holderIdentity": null}});
