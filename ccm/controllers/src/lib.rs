@@ -12,3 +12,5 @@ pub mod migration;
 pub mod node;
 pub mod node_ipam;
 pub mod node_lifecycle;
+pub mod route;
+pub mod service;

@@ -10,3 +10,8 @@ pub const KUBE_CONTROLLER_MANAGER: &str = "kube-controller-manager";
 pub const LEADER_MIGRATION: &str = "cloud-provider-extraction-migration";
 /// Lease the Azure provider holds around every load-balancer reconcile (shared with AKS).
 pub const AZURE_RESOURCE_LOCKER: &str = "aks-managed-resource-locker";
+/// Holder identity the Azure provider writes into [`AZURE_RESOURCE_LOCKER`] (pkg/provider
+/// `AzureResourceLocker`, anchor-ccm.md 4.1).
+pub const AZURE_RESOURCE_LOCKER_HOLDER: &str = "cloud-controller-manager";
+/// `leaseDurationSeconds` of [`AZURE_RESOURCE_LOCKER`]: 15 minutes (anchor-ccm.md 4.1).
+pub const AZURE_RESOURCE_LOCKER_DURATION_SECONDS: i32 = 900;

@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod controllers;
+pub mod events;
 pub mod finalizers;
 pub mod labels;
 pub mod leases;

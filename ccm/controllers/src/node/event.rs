@@ -23,7 +23,8 @@ pub enum EventType {
 }
 
 impl EventType {
-    fn as_str(self) -> &'static str {
+    /// `Normal` or `Warning`, as stored in `Event.type`.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Normal => "Normal",
             Self::Warning => "Warning",

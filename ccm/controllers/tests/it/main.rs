@@ -8,4 +8,6 @@ mod migration;
 mod node_controllers;
 mod node_ipam;
 mod proxy;
+mod route_controller;
 mod run_log;
+mod service_controller;

@@ -1,11 +1,15 @@
 //! A test-only in-memory `ccm_cloud::Provider`: instances keyed by node name, each with its
-//! metadata and power state, plus node names whose every call fails.
+//! metadata and power state, plus node names whose every call fails; load balancers keyed by
+//! Service (`namespace/name`) with a call log and scripted failures; a route table.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use ccm_cloud::{CloudError, InstanceMetadata, InstancesV2, NotOffered, Provider, Retry};
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::{
+    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, NotOffered, Provider, Retry, Route,
+    Routes,
+};
+use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Node, Service};
 use kube::ResourceExt;
 
 /// The memory cloud's error.
@@ -31,6 +35,34 @@ pub struct MemoryCloud {
     failing: Mutex<HashSet<String>>,
     metadata_calls: Mutex<HashMap<String, usize>>,
     exists_hook: Mutex<Option<ExistsHook>>,
+    balancers: Mutex<HashMap<String, LoadBalancerStatus>>,
+    lb_calls: Mutex<Vec<LbCall>>,
+    lb_failures: Mutex<HashMap<String, VecDeque<Retry>>>,
+    routes: Mutex<Vec<Route>>,
+    failing_routes: Mutex<HashSet<String>>,
+}
+
+/// One mutating load-balancer call, with the Service key and the node names it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LbCall {
+    /// `ensure_load_balancer`.
+    Ensure(String, Vec<String>),
+    /// `update_load_balancer`.
+    Update(String, Vec<String>),
+    /// `ensure_load_balancer_deleted`.
+    Delete(String),
+}
+
+fn service_key(service: &Service) -> String {
+    format!(
+        "{}/{}",
+        service.namespace().unwrap_or_default(),
+        service.name_any()
+    )
+}
+
+fn names(nodes: &[Node]) -> Vec<String> {
+    nodes.iter().map(|n| n.name_any()).collect()
 }
 
 /// Runs inside `instance_exists` (with the node name) before it answers.
@@ -63,6 +95,63 @@ impl MemoryCloud {
             .get(node)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Every mutating load-balancer call so far, in order.
+    pub fn lb_calls(&self) -> Vec<LbCall> {
+        self.lb_calls.lock().unwrap().clone()
+    }
+
+    /// The next `count` mutating load-balancer calls for `service` fail with `retry`.
+    pub fn fail_lb(&self, service: &str, count: usize, retry: Retry) {
+        self.lb_failures
+            .lock()
+            .unwrap()
+            .entry(service.to_owned())
+            .or_default()
+            .extend(std::iter::repeat_n(retry, count));
+    }
+
+    /// Whether the cloud holds a load balancer for `service`.
+    pub fn has_lb(&self, service: &str) -> bool {
+        self.balancers.lock().unwrap().contains_key(service)
+    }
+
+    /// The route table.
+    pub fn routes(&self) -> Vec<Route> {
+        self.routes.lock().unwrap().clone()
+    }
+
+    /// Adds a route directly (as if created earlier or by someone else).
+    pub fn put_route(&self, route: Route) {
+        self.routes.lock().unwrap().push(route);
+    }
+
+    /// Makes every `create_route` for `node` fail (not retryable).
+    pub fn fail_routes(&self, node: &str) {
+        self.failing_routes.lock().unwrap().insert(node.to_owned());
+    }
+
+    /// Lets `create_route` for `node` succeed again.
+    pub fn heal_routes(&self, node: &str) {
+        self.failing_routes.lock().unwrap().remove(node);
+    }
+
+    fn lb_call(&self, call: LbCall, key: &str) -> Result<()> {
+        self.lb_calls.lock().unwrap().push(call);
+        let failure = self
+            .lb_failures
+            .lock()
+            .unwrap()
+            .get_mut(key)
+            .and_then(VecDeque::pop_front);
+        match failure {
+            Some(retry) => Err(CloudError::Provider {
+                retry,
+                source: MemoryError(format!("load balancer of {key} failed")),
+            }),
+            None => Ok(()),
+        }
     }
 
     fn lookup(&self, node: &Node) -> Result<Option<Instance>> {
@@ -109,12 +198,100 @@ impl InstancesV2 for MemoryCloud {
     }
 }
 
+impl LoadBalancer for MemoryCloud {
+    type Error = MemoryError;
+
+    async fn get_load_balancer(
+        &self,
+        _cluster: &str,
+        service: &Service,
+    ) -> Result<(LoadBalancerStatus, bool)> {
+        let balancers = self.balancers.lock().unwrap();
+        let status = balancers.get(&service_key(service));
+        Ok((status.cloned().unwrap_or_default(), status.is_some()))
+    }
+
+    fn get_load_balancer_name(&self, cluster: &str, service: &Service) -> String {
+        format!("{cluster}-{}", service_key(service))
+    }
+
+    async fn ensure_load_balancer(
+        &self,
+        _cluster: &str,
+        service: &Service,
+        nodes: &[Node],
+    ) -> Result<LoadBalancerStatus> {
+        let key = service_key(service);
+        self.lb_call(LbCall::Ensure(key.clone(), names(nodes)), &key)?;
+        let mut balancers = self.balancers.lock().unwrap();
+        let next = balancers.len() + 1;
+        let status = balancers.entry(key).or_insert_with(|| LoadBalancerStatus {
+            ingress: Some(vec![LoadBalancerIngress {
+                ip: Some(format!("20.0.0.{next}")),
+                ..LoadBalancerIngress::default()
+            }]),
+        });
+        Ok(status.clone())
+    }
+
+    async fn update_load_balancer(
+        &self,
+        _cluster: &str,
+        service: &Service,
+        nodes: &[Node],
+    ) -> Result<()> {
+        let key = service_key(service);
+        self.lb_call(LbCall::Update(key.clone(), names(nodes)), &key)
+    }
+
+    async fn ensure_load_balancer_deleted(&self, _cluster: &str, service: &Service) -> Result<()> {
+        let key = service_key(service);
+        self.lb_call(LbCall::Delete(key.clone()), &key)?;
+        self.balancers.lock().unwrap().remove(&key);
+        Ok(())
+    }
+}
+
+impl Routes for MemoryCloud {
+    type Error = MemoryError;
+
+    async fn list_routes(&self, _cluster: &str) -> Result<Vec<Route>> {
+        Ok(self.routes())
+    }
+
+    async fn create_route(&self, _cluster: &str, name_hint: &str, route: &Route) -> Result<()> {
+        if self
+            .failing_routes
+            .lock()
+            .unwrap()
+            .contains(&route.target_node)
+        {
+            return Err(CloudError::Provider {
+                retry: Retry::Never,
+                source: MemoryError(format!("route for {} refused", route.target_node)),
+            });
+        }
+        let mut created = route.clone();
+        created.name = format!("{}-{name_hint}", route.target_node);
+        self.routes.lock().unwrap().push(created);
+        Ok(())
+    }
+
+    async fn delete_route(&self, _cluster: &str, route: &Route) -> Result<()> {
+        self.routes
+            .lock()
+            .unwrap()
+            .retain(|r| r.name != route.name || r.destination_cidr != route.destination_cidr);
+        Ok(())
+    }
+}
+
 impl Provider for MemoryCloud {
     type Error = MemoryError;
     type Instances = MemoryCloud;
     type Zones = NotOffered<MemoryError>;
-    type LoadBalancer = NotOffered<MemoryError>;
-    type Routes = NotOffered<MemoryError>;
+    type LoadBalancer = MemoryCloud;
+    type Routes = MemoryCloud;
 
     fn provider_name(&self) -> &'static str {
         "memory"
@@ -126,9 +303,9 @@ impl Provider for MemoryCloud {
         None
     }
     fn load_balancer(&self) -> Option<&Self::LoadBalancer> {
-        None
+        Some(self)
     }
     fn routes(&self) -> Option<&Self::Routes> {
-        None
+        Some(self)
     }
 }

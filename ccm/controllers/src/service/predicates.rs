@@ -1,0 +1,246 @@
+//! Pure decisions of the service controller: which Services it owns, when they need cleanup,
+//! which Nodes back a load balancer, and whether anything relevant changed.
+
+use std::collections::BTreeSet;
+
+use ccm_names::finalizers::LOAD_BALANCER_CLEANUP;
+use ccm_names::labels::EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS;
+use ccm_names::taints::TO_BE_DELETED_BY_CLUSTER_AUTOSCALER;
+use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Node, Service};
+use serde_json::{Value, json};
+
+/// True for `type: LoadBalancer` without `spec.loadBalancerClass` (another controller owns
+/// classed Services).
+pub fn wants_load_balancer(service: &Service) -> bool {
+    service.spec.as_ref().is_some_and(|spec| {
+        spec.type_.as_deref() == Some("LoadBalancer") && spec.load_balancer_class.is_none()
+    })
+}
+
+/// True when the Service carries the cleanup finalizer.
+pub fn has_finalizer(service: &Service) -> bool {
+    service
+        .metadata
+        .finalizers
+        .as_ref()
+        .is_some_and(|f| f.iter().any(|f| f == LOAD_BALANCER_CLEANUP))
+}
+
+/// True when the Service's load balancer must be deleted: it has the finalizer and is being
+/// deleted or no longer wants a load balancer.
+pub fn needs_cleanup(service: &Service) -> bool {
+    has_finalizer(service)
+        && (service.metadata.deletion_timestamp.is_some() || !wants_load_balancer(service))
+}
+
+/// Go's `strconv.ParseBool` false spellings: an exclusion label with one of these values does
+/// not exclude the node (migration.md 6.3).
+fn parses_as_false(value: &str) -> bool {
+    matches!(value, "0" | "f" | "F" | "false" | "FALSE" | "False")
+}
+
+/// Not labelled `node.kubernetes.io/exclude-from-external-load-balancers` (unless the value
+/// parses as false).
+pub fn node_included(node: &Node) -> bool {
+    match node
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS))
+    {
+        Some(value) => parses_as_false(value),
+        None => true,
+    }
+}
+
+/// Has a `spec.providerID` (the cloud cannot place a node without one).
+pub fn node_has_provider_id(node: &Node) -> bool {
+    node.spec
+        .as_ref()
+        .and_then(|s| s.provider_id.as_deref())
+        .is_some_and(|id| !id.is_empty())
+}
+
+/// Not tainted `ToBeDeletedByClusterAutoscaler`.
+pub fn node_untainted(node: &Node) -> bool {
+    !node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .is_some_and(|t| {
+            t.iter()
+                .any(|t| t.key == TO_BE_DELETED_BY_CLUSTER_AUTOSCALER)
+        })
+}
+
+/// The stable node-set predicates (`stableNodeSetPredicates`): not being deleted, included,
+/// has a providerID, not tainted for autoscaler deletion. Readiness is deliberately not one.
+pub fn in_stable_set(node: &Node) -> bool {
+    node.metadata.deletion_timestamp.is_none()
+        && node_included(node)
+        && node_has_provider_id(node)
+        && node_untainted(node)
+}
+
+/// The Nodes a load balancer should target, sorted by name.
+pub fn stable_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<Node> {
+    let mut stable: Vec<Node> = nodes
+        .into_iter()
+        .filter(|n| in_stable_set(n))
+        .cloned()
+        .collect();
+    stable.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    stable
+}
+
+/// Names of a node list, the identity node sync compares.
+pub fn node_names(nodes: &[Node]) -> BTreeSet<String> {
+    nodes
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
+}
+
+/// The fields whose change makes upstream's `needsUpdate` resync a Service (type, class, ports,
+/// affinity, source ranges, IPs, annotations, UID, traffic policy, health check port, number of
+/// IP families), plus whether it is being deleted; equal fingerprints need no new ensure.
+pub fn fingerprint(service: &Service) -> Value {
+    let spec = service.spec.clone().unwrap_or_default();
+    json!({
+        "uid": service.metadata.uid,
+        "deleting": service.metadata.deletion_timestamp.is_some(),
+        "annotations": service.metadata.annotations,
+        "type": spec.type_,
+        "class": spec.load_balancer_class,
+        "sourceRanges": spec.load_balancer_source_ranges,
+        "ports": spec.ports,
+        "sessionAffinity": spec.session_affinity,
+        "sessionAffinityConfig": spec.session_affinity_config,
+        "loadBalancerIP": spec.load_balancer_ip,
+        "externalIPs": spec.external_ips,
+        "externalTrafficPolicy": spec.external_traffic_policy,
+        "healthCheckNodePort": spec.health_check_node_port,
+        "ipFamilies": spec.ip_families.map(|f| f.len()).unwrap_or(0),
+    })
+}
+
+fn ingress_of(status: Option<&LoadBalancerStatus>) -> &[LoadBalancerIngress] {
+    status.and_then(|s| s.ingress.as_deref()).unwrap_or(&[])
+}
+
+/// Whether two load balancer statuses are equal (`LoadBalancerStatusEqual`: same ingress list;
+/// no status and an empty one are equal).
+pub fn status_equal(a: Option<&LoadBalancerStatus>, b: Option<&LoadBalancerStatus>) -> bool {
+    ingress_of(a) == ingress_of(b)
+}
+
+/// The Service's current `status.loadBalancer`.
+pub fn current_status(service: &Service) -> Option<&LoadBalancerStatus> {
+    service
+        .status
+        .as_ref()
+        .and_then(|s| s.load_balancer.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(value: Value) -> Service {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn node(value: Value) -> Node {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn only_unclassed_load_balancers_are_wanted() {
+        assert!(wants_load_balancer(&service(
+            json!({"spec": {"type": "LoadBalancer"}})
+        )));
+        assert!(!wants_load_balancer(&service(
+            json!({"spec": {"type": "LoadBalancer", "loadBalancerClass": "x/y"}})
+        )));
+        assert!(!wants_load_balancer(&service(
+            json!({"spec": {"type": "ClusterIP"}})
+        )));
+        assert!(!wants_load_balancer(&service(json!({}))));
+    }
+
+    #[test]
+    fn cleanup_needs_the_finalizer_and_deletion_or_a_lost_wish() {
+        let fin = LOAD_BALANCER_CLEANUP;
+        let deleting = service(json!({"metadata": {"finalizers": [fin],
+            "deletionTimestamp": "2024-01-01T00:00:00Z"}, "spec": {"type": "LoadBalancer"}}));
+        assert!(needs_cleanup(&deleting));
+        let retyped =
+            service(json!({"metadata": {"finalizers": [fin]}, "spec": {"type": "NodePort"}}));
+        assert!(needs_cleanup(&retyped));
+        let classed = service(json!({"metadata": {"finalizers": [fin]},
+            "spec": {"type": "LoadBalancer", "loadBalancerClass": "x/y"}}));
+        assert!(needs_cleanup(&classed));
+        let live =
+            service(json!({"metadata": {"finalizers": [fin]}, "spec": {"type": "LoadBalancer"}}));
+        assert!(!needs_cleanup(&live));
+        let foreign = service(json!({"spec": {"type": "NodePort"}}));
+        assert!(!needs_cleanup(&foreign));
+    }
+
+    #[test]
+    fn stable_set_predicates() {
+        let ok = json!({"metadata": {"name": "a"}, "spec": {"providerID": "memory:///a"}});
+        assert!(in_stable_set(&node(ok.clone())));
+        // Readiness does not matter.
+        let mut not_ready = ok.clone();
+        not_ready["status"] = json!({"conditions": [{"type": "Ready", "status": "False"}]});
+        assert!(in_stable_set(&node(not_ready)));
+        let mut excluded = ok.clone();
+        excluded["metadata"]["labels"] = json!({EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS: ""});
+        assert!(!in_stable_set(&node(excluded.clone())));
+        excluded["metadata"]["labels"] = json!({EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS: "False"});
+        assert!(in_stable_set(&node(excluded.clone())));
+        excluded["metadata"]["labels"] = json!({EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS: "no"});
+        assert!(!in_stable_set(&node(excluded)));
+        let no_id = json!({"metadata": {"name": "a"}});
+        assert!(!in_stable_set(&node(no_id)));
+        let mut tainted = ok.clone();
+        tainted["spec"]["taints"] =
+            json!([{"key": TO_BE_DELETED_BY_CLUSTER_AUTOSCALER, "effect": "NoSchedule"}]);
+        assert!(!in_stable_set(&node(tainted)));
+        let mut deleting = ok;
+        deleting["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        assert!(!in_stable_set(&node(deleting)));
+    }
+
+    #[test]
+    fn fingerprint_ignores_status_and_finalizers_but_not_ports() {
+        let a = service(
+            json!({"metadata": {"uid": "u"}, "spec": {"type": "LoadBalancer",
+            "ports": [{"port": 80}]}}),
+        );
+        let mut b = a.clone();
+        b.metadata.finalizers = Some(vec![LOAD_BALANCER_CLEANUP.into()]);
+        b.status = Some(Default::default());
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let c = service(
+            json!({"metadata": {"uid": "u"}, "spec": {"type": "LoadBalancer",
+            "ports": [{"port": 81}]}}),
+        );
+        assert_ne!(fingerprint(&a), fingerprint(&c));
+    }
+
+    #[test]
+    fn empty_and_missing_status_are_equal() {
+        let empty = LoadBalancerStatus::default();
+        assert!(status_equal(None, Some(&empty)));
+        let one = LoadBalancerStatus {
+            ingress: Some(vec![LoadBalancerIngress {
+                ip: Some("1.2.3.4".into()),
+                ..Default::default()
+            }]),
+        };
+        assert!(!status_equal(Some(&one), None));
+        assert!(status_equal(Some(&one), Some(&one.clone())));
+    }
+}
