@@ -40,9 +40,11 @@ pub trait ServiceSource: Send + Sync {
 
 /// Runs Service reconciles against ARM.
 pub struct LbReconciler {
-    /// Node IPs of the last node set seen (deletion of a floating-IP-off Service removes them
-    /// from its NSG rules; the delete call carries no nodes).
-    last_node_ips: std::sync::Mutex<Vec<IpAddr>>,
+    /// Every eligible node IP seen since start: a floating-IP-off Service's rules drop the ones
+    /// that are no longer eligible (a node that left is nobody's destination any more), and its
+    /// deletion removes them all (the delete call carries no nodes). [infer] After a restart,
+    /// a node that left before it stays in such a rule until the Service is deleted.
+    seen_node_ips: std::sync::Mutex<std::collections::BTreeSet<IpAddr>>,
     services: std::sync::RwLock<Option<Arc<dyn ServiceSource>>>,
     io: NetworkIo,
     settings: LbSettings,
@@ -139,7 +141,7 @@ impl LbReconciler {
             probe_mode: config.load_balancer.health_probe_mode,
         };
         LbReconciler {
-            last_node_ips: std::sync::Mutex::new(Vec::new()),
+            seen_node_ips: std::sync::Mutex::new(Default::default()),
             services: std::sync::RwLock::new(None),
             io,
             settings,
@@ -213,15 +215,27 @@ impl LbReconciler {
         out
     }
 
-    /// Remembers the eligible nodes' IPs (both families) for later deletions.
+    /// Remembers the eligible nodes' IPs (both families).
     fn remember_nodes(&self, eligible: &[&Node]) {
         let ips: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
             .iter()
             .flat_map(|f| node_ips(eligible, *f))
             .collect();
-        if let Ok(mut last) = self.last_node_ips.lock() {
-            *last = ips;
+        if let Ok(mut seen) = self.seen_node_ips.lock() {
+            seen.extend(ips);
         }
+    }
+
+    /// Node IPs seen before that the current eligible set no longer has.
+    fn departed_node_ips(&self, eligible: &[&Node]) -> Vec<IpAddr> {
+        let current: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
+            .iter()
+            .flat_map(|f| node_ips(eligible, *f))
+            .collect();
+        self.seen_node_ips
+            .lock()
+            .map(|seen| seen.iter().filter(|ip| !current.contains(ip)).copied().collect())
+            .unwrap_or_default()
     }
 
     /// The settings in use.
@@ -386,7 +400,8 @@ impl LbReconciler {
         if !svc.security.disabled {
             let dst = destinations(svc, &lb_status, &eligible);
             let others = self.sharing_services(svc, &dst, &[&lb], &known);
-            self.ensure_nsg(svc, &dst, &others).await?;
+            let departed = self.departed_node_ips(&eligible);
+            self.ensure_nsg(svc, &dst, &others, departed).await?;
         }
 
         if let Some(flipped) = &snap.flipped {
@@ -399,20 +414,35 @@ impl LbReconciler {
         Ok(lb_status)
     }
 
-    /// Puts the Service's NSG rules in place, keeping what `others` need.
+    /// Puts the Service's NSG rules in place, keeping what `others` need; with floating IP off,
+    /// node IPs that `departed` the eligible set are taken out first (one PUT for both).
     async fn ensure_nsg(
         &self,
         svc: &LbService,
         dst: &nsg::Destinations,
         others: &[(LbService, nsg::Destinations)],
+        departed: Vec<IpAddr>,
     ) -> Result<(), LbError> {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
-        if let Some(body) = nsg::plan_ensure_shared(&current, svc, dst, &others)? {
-            self.io.put_security_group(&self.settings, &body).await?;
+        let mut working = current.clone();
+        if !svc.rules.floating_ip && !departed.is_empty() {
+            let gone = nsg::Destinations {
+                frontend_ips: Vec::new(),
+                backend_ips: departed,
+            };
+            if let Some(cleaned) = nsg::plan_remove_shared(&working, svc, &gone, &others) {
+                working = cleaned;
+            }
+        }
+        if let Some(body) = nsg::plan_ensure_shared(&working, svc, dst, &others)? {
+            working = body;
+        }
+        if working != current {
+            self.io.put_security_group(&self.settings, &working).await?;
         }
         Ok(())
     }
@@ -565,7 +595,8 @@ impl LbReconciler {
                 };
                 let known = addresses(&pips);
                 let others = self.sharing_services(svc, &dst, &[&current], &known);
-                self.ensure_nsg(svc, &dst, &others).await?;
+                let departed = self.departed_node_ips(&eligible);
+                self.ensure_nsg(svc, &dst, &others, departed).await?;
             }
         }
         Ok(())
@@ -600,9 +631,9 @@ impl LbReconciler {
         let backend_ips = if svc.rules.floating_ip {
             Vec::new()
         } else {
-            self.last_node_ips
+            self.seen_node_ips
                 .lock()
-                .map(|ips| ips.clone())
+                .map(|ips| ips.iter().copied().collect())
                 .unwrap_or_default()
         };
         let dst = nsg::Destinations {
