@@ -6,6 +6,8 @@
 
 pub mod go_duration;
 pub mod imds_provider;
+pub mod kube_client;
+pub mod logging;
 
 /// The names tables, re-exported so `azure_ccm::names` keeps working for existing users.
 pub use ccm_names as names;
