@@ -1,0 +1,94 @@
+//! The secure port's handlers: `/healthz` (+ `/healthz/ping`, `/healthz/leaderElection`),
+//! `/livez`, `/readyz`, `/metrics` (Prometheus text of the shared registry) and `/configz`.
+//!
+//! Verified (anchor-ccm.md §8): the paths, `/metrics/v2` as an alias of `/metrics`, and a
+//! `leaderElection` health check. Deliberate: every path is served without authentication
+//! (upstream delegates authn/z for paths other than `/healthz`, `/readyz`, `/livez`); `/configz`
+//! holds no secret. **[infer]** `leaderElection` fails only once the Lease was lost (upstream
+//! fails 20 s after a missed renewal, and the process exits on loss in both).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use ccm_controllers::migration::GateState;
+use prometheus_client::registry::Registry;
+use tokio::sync::watch;
+
+/// What the handlers read.
+pub struct Endpoints {
+    /// Every metric family of the process.
+    pub registry: Registry,
+    /// `/configz` body.
+    pub configz: serde_json::Value,
+    /// Lease state, for the `leaderElection` check.
+    pub gate: watch::Receiver<GateState>,
+}
+
+/// The router of the secure port.
+pub fn router(endpoints: Arc<Endpoints>) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/livez", get(ok))
+        .route("/readyz", get(healthz))
+        .route("/healthz/ping", get(ok))
+        .route("/healthz/leaderElection", get(leader_election))
+        .route("/metrics", get(metrics))
+        .route("/metrics/v2", get(metrics))
+        .route("/configz", get(configz))
+        .with_state(endpoints)
+}
+
+async fn ok() -> &'static str {
+    "ok"
+}
+
+fn leader_ok(endpoints: &Endpoints) -> bool {
+    endpoints.gate.borrow().lost.is_none()
+}
+
+async fn healthz(State(endpoints): State<Arc<Endpoints>>) -> Response {
+    if leader_ok(&endpoints) {
+        "ok".into_response()
+    } else {
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "[-]leaderElection failed: the leader Lease was lost\nhealthz check failed\n",
+        )
+            .into_response()
+    }
+}
+
+async fn leader_election(State(endpoints): State<Arc<Endpoints>>) -> Response {
+    if leader_ok(&endpoints) {
+        "ok".into_response()
+    } else {
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the leader Lease was lost\n",
+        )
+            .into_response()
+    }
+}
+
+async fn metrics(State(endpoints): State<Arc<Endpoints>>) -> Response {
+    let mut text = String::new();
+    match prometheus_client::encoding::text::encode(&mut text, &endpoints.registry) {
+        Ok(()) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response(),
+    }
+}
+
+async fn configz(State(endpoints): State<Arc<Endpoints>>) -> Response {
+    axum::Json(endpoints.configz.clone()).into_response()
+}

@@ -1,0 +1,178 @@
+//! Validation of the whole command line into what the process will do, before any network call
+//! or write: every refusal names the flag, the value and what is accepted.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use azure_ccm::serving_cert::CertSource;
+use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
+use ccm_controllers::migration::{LeaderMigrationConfig, MigrationFlags};
+use ccm_controllers::node_ipam::IpamConfig;
+use ccm_controllers::node_ipam::config::parse_cidr_list;
+use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
+
+use crate::controllers_flag;
+use crate::flags::Flags;
+
+/// Where the cloud config is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloudConfigSource {
+    /// `--cloud-config`.
+    File(PathBuf),
+    /// `--cloud-config-secret-namespace/--cloud-config-secret-name`, key `--cloud-config-key`.
+    Secret {
+        /// Namespace.
+        namespace: String,
+        /// Name.
+        name: String,
+        /// Data key.
+        key: String,
+    },
+}
+
+/// The validated plan of the process.
+pub struct Settings {
+    /// Cloud config origin.
+    pub cloud_config: CloudConfigSource,
+    /// Canonical names of the controllers to start (route only with --configure-cloud-routes,
+    /// node-ipam only with --allocate-node-cidrs).
+    pub controllers: Vec<&'static str>,
+    /// node-ipam ranges when node-ipam runs.
+    pub ipam: Option<IpamConfig>,
+    /// Main election (`None` with `--leader-elect=false`).
+    pub election: Option<ElectionConfig>,
+    /// Leader Migration configuration when enabled.
+    pub migration: Option<LeaderMigrationConfig>,
+    /// TLS of the secure port (`None` with `--secure-port=0`).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+}
+
+/// The pair name of the generated serving certificate in `--cert-dir` (upstream's).
+const CERT_PAIR_NAME: &str = "cloud-controller-manager";
+
+/// Validates `flags` for a process whose election identity is `identity`.
+pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
+    if flags.cloud_provider != "azure" {
+        bail!(
+            "--cloud-provider={:?}: this binary only provides \"azure\"",
+            flags.cloud_provider
+        );
+    }
+    let cloud_config = cloud_config_source(flags)?;
+    if flags.concurrent_service_syncs != 1 {
+        bail!(
+            "--concurrent-service-syncs={}: only 1 is accepted (as upstream's cloud-controller-manager)",
+            flags.concurrent_service_syncs
+        );
+    }
+    let named = controllers_flag::enabled(&flags.controllers)?;
+    let clusters = parse_cidr_list("--cluster-cidr", &flags.cluster_cidr)?;
+    parse_cidr_list(
+        "--service-cluster-ip-range",
+        &flags.service_cluster_ip_range,
+    )?;
+    let routes = named.contains(&NODE_ROUTE) && flags.configure_cloud_routes;
+    if routes && clusters.is_empty() {
+        bail!(
+            "--cluster-cidr is empty but the route controller is enabled (--configure-cloud-routes=true): \
+             give the pod CIDR(s), or pass --configure-cloud-routes=false (Azure CNI) or --controllers=*,-route"
+        );
+    }
+    let ipam_enabled = named.contains(&NODE_IPAM) && flags.allocate_node_cidrs;
+    let ipam = if ipam_enabled {
+        let mask = |m: u8| (m != 0).then_some(m);
+        Some(
+            IpamConfig::from_flags(
+                &flags.cluster_cidr,
+                mask(flags.node_cidr_mask_size_ipv4),
+                mask(flags.node_cidr_mask_size_ipv6),
+                &flags.service_cluster_ip_range,
+            )
+            .context("--allocate-node-cidrs=true")?,
+        )
+    } else {
+        None
+    };
+    let controllers = named
+        .into_iter()
+        .filter(|name| match *name {
+            NODE_ROUTE => routes,
+            NODE_IPAM => ipam_enabled,
+            _ => true,
+        })
+        .collect();
+    let election = LeaderElectFlags {
+        leader_elect: flags.leader_elect,
+        lease_duration: flags.leader_elect_lease_duration,
+        renew_deadline: flags.leader_elect_renew_deadline,
+        retry_period: flags.leader_elect_retry_period,
+        resource_lock: flags.leader_elect_resource_lock.clone(),
+        resource_name: flags.leader_elect_resource_name.clone(),
+        resource_namespace: flags.leader_elect_resource_namespace.clone(),
+    }
+    .election(identity)?;
+    let migration = MigrationFlags {
+        enable: flags.enable_leader_migration,
+        config: flags.leader_migration_config.clone(),
+    }
+    .resolve(flags.leader_elect)?;
+    let tls = if flags.secure_port == 0 {
+        None
+    } else {
+        let source = CertSource {
+            cert_file: flags.tls_cert_file.clone(),
+            key_file: flags.tls_private_key_file.clone(),
+            cert_dir: flags.cert_dir.clone().filter(|d| !d.as_os_str().is_empty()),
+            pair_name: CERT_PAIR_NAME.to_owned(),
+        };
+        Some(source.server_config()?)
+    };
+    Ok(Settings {
+        cloud_config,
+        controllers,
+        ipam,
+        election,
+        migration,
+        tls,
+    })
+}
+
+/// `--cloud-config`, or the Secret when dynamic reloading is on without a file (upstream's rule:
+/// the file may be empty only with `--enable-dynamic-reloading`).
+fn cloud_config_source(flags: &Flags) -> anyhow::Result<CloudConfigSource> {
+    if let Some(path) = flags
+        .cloud_config
+        .as_ref()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        return Ok(CloudConfigSource::File(path.clone()));
+    }
+    if !flags.enable_dynamic_reloading {
+        bail!(
+            "--cloud-config is required (a path to azure.json) unless --enable-dynamic-reloading=true \
+             with --cloud-config-secret-name"
+        );
+    }
+    if flags.cloud_config_secret_name.is_empty() {
+        bail!(
+            "--enable-dynamic-reloading=true without --cloud-config needs --cloud-config-secret-name"
+        );
+    }
+    for (flag, value) in [
+        (
+            "--cloud-config-secret-namespace",
+            &flags.cloud_config_secret_namespace,
+        ),
+        ("--cloud-config-key", &flags.cloud_config_key),
+    ] {
+        if value.is_empty() {
+            bail!("{flag} must not be empty");
+        }
+    }
+    Ok(CloudConfigSource::Secret {
+        namespace: flags.cloud_config_secret_namespace.clone(),
+        name: flags.cloud_config_secret_name.clone(),
+        key: flags.cloud_config_key.clone(),
+    })
+}
