@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum KubeClientError {
     /// `--kubeconfig` cannot be read or parsed.
-    #[error("--kubeconfig {}: cannot read: {source}", path.display())]
+    #[error("--kubeconfig {}: cannot read", path.display())]
     Read {
         /// The file given.
         path: PathBuf,
@@ -15,7 +15,7 @@ pub enum KubeClientError {
         source: kube::config::KubeconfigError,
     },
     /// `--kubeconfig` parses but is not usable.
-    #[error("--kubeconfig {}: invalid: {source}", path.display())]
+    #[error("--kubeconfig {}: invalid", path.display())]
     Invalid {
         /// The file given.
         path: PathBuf,
@@ -23,7 +23,7 @@ pub enum KubeClientError {
         source: kube::config::KubeconfigError,
     },
     /// Neither a kubeconfig nor an in-cluster environment.
-    #[error("no --kubeconfig and no in-cluster configuration: {0}")]
+    #[error("no --kubeconfig and no in-cluster configuration")]
     Infer(#[from] kube::config::InferConfigError),
     /// `--master` is not a URL.
     #[error("--master {value:?} is not a URL")]
@@ -32,7 +32,7 @@ pub enum KubeClientError {
         value: String,
     },
     /// The client itself could not be built (TLS material, proxy).
-    #[error("building the Kubernetes client: {0}")]
+    #[error("building the Kubernetes client")]
     Build(#[from] kube::Error),
 }
 

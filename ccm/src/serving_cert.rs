@@ -19,7 +19,7 @@ pub enum ServingCertError {
     #[error("--tls-cert-file and --tls-private-key-file must be given together")]
     Incomplete,
     /// A file cannot be read.
-    #[error("{flag} {}: cannot read: {source}", path.display())]
+    #[error("{flag} {}: cannot read", path.display())]
     Read {
         /// The flag naming the file.
         flag: &'static str,
@@ -39,10 +39,10 @@ pub enum ServingCertError {
         reason: String,
     },
     /// Generating the self-signed certificate failed.
-    #[error("generating a self-signed serving certificate: {0}")]
+    #[error("generating a self-signed serving certificate")]
     Generate(#[from] rcgen::Error),
     /// Writing the generated pair into `--cert-dir` failed.
-    #[error("--cert-dir {}: cannot write: {source}", path.display())]
+    #[error("--cert-dir {}: cannot write", path.display())]
     Write {
         /// The file being written.
         path: PathBuf,
@@ -50,7 +50,7 @@ pub enum ServingCertError {
         source: std::io::Error,
     },
     /// rustls refused the pair.
-    #[error("the serving certificate and key do not form a usable pair: {0}")]
+    #[error("the serving certificate and key do not form a usable pair")]
     Rustls(#[from] rustls::Error),
 }
 
