@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::kube_rate_limit::KubeRateLimit;
+
 /// Why no client could be built.
 #[derive(Debug, thiserror::Error)]
 pub enum KubeClientError {
@@ -37,10 +39,11 @@ pub enum KubeClientError {
 }
 
 /// A client from `kubeconfig` (or the in-cluster configuration), with `master` overriding the
-/// server URL.
+/// server URL and `rate_limit` (`--kube-api-qps`/`--kube-api-burst`) throttling every request.
 pub async fn build(
     kubeconfig: Option<&Path>,
     master: Option<&str>,
+    rate_limit: Option<KubeRateLimit>,
 ) -> Result<kube::Client, KubeClientError> {
     let mut config = match kubeconfig {
         Some(path) => {
@@ -64,5 +67,9 @@ pub async fn build(
             value: master.to_owned(),
         })?;
     }
-    Ok(kube::Client::try_from(config)?)
+    let builder = kube::client::ClientBuilder::try_from(config)?;
+    Ok(match rate_limit {
+        Some(limit) => builder.with_layer(&limit.layer()).build(),
+        None => builder.build(),
+    })
 }

@@ -8,6 +8,7 @@ pub mod go_duration;
 pub mod https_server;
 pub mod imds_provider;
 pub mod kube_client;
+pub mod kube_rate_limit;
 pub mod logging;
 pub mod serving_cert;
 

@@ -151,6 +151,14 @@ fn bad_flags_exit_non_zero_naming_the_flag() {
         ),
         (&[config, "--secure-port=https"], &["--secure-port"]),
         (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--kube-api-burst=0",
+            ],
+            &["--kube-api-burst=0"],
+        ),
+        (
             &[config, "--cidr-allocator-type=Magic"],
             &["--cidr-allocator-type"],
         ),

@@ -12,7 +12,7 @@
 //! dynamic reloading (then the Secret `--cloud-config-secret-name` is read).
 //!
 //! Not applied yet, or deliberately different (logged at start, see `not_implemented.rs`):
-//! - QPS/burst, content type, resync period, delegated authn/z, pprof, service account
+//! - content type, resync period, delegated authn/z, pprof, service account
 //!   credentials, dynamic reloading (config read once), node filter, feature gates,
 //!   `CloudAllocator`;
 //! - the service and route controllers are not in this build yet (`controller_set.rs` marks where

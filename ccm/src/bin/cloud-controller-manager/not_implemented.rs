@@ -25,16 +25,6 @@ pub fn unhonoured(flags: &Flags) -> Vec<Unhonoured> {
         }
     };
     add(
-        true,
-        "--kube-api-qps",
-        "not applied: kube-rs has no client-side rate limiter",
-    );
-    add(
-        true,
-        "--kube-api-burst",
-        "not applied: kube-rs has no client-side rate limiter",
-    );
-    add(
         flags.kube_api_content_type != "application/json",
         "--kube-api-content-type",
         "requests are always JSON",

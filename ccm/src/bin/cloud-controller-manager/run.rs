@@ -28,7 +28,12 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let identity = default_identity();
     let settings = settings::validate(&flags, &identity)?;
-    let client = kube_client::build(flags.kubeconfig.as_deref(), flags.master.as_deref()).await?;
+    let client = kube_client::build(
+        flags.kubeconfig.as_deref(),
+        flags.master.as_deref(),
+        settings.rate_limit,
+    )
+    .await?;
     let config = cloud_config::read(&settings.cloud_config, &client).await?;
 
     let mut registry = Registry::default();

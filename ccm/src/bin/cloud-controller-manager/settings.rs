@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use azure_ccm::kube_rate_limit::KubeRateLimit;
 use azure_ccm::serving_cert::CertSource;
 use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
 use ccm_controllers::migration::{LeaderMigrationConfig, MigrationFlags};
@@ -46,6 +47,8 @@ pub struct Settings {
     pub migration: Option<LeaderMigrationConfig>,
     /// TLS of the secure port (`None` with `--secure-port=0`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// `--kube-api-qps`/`--kube-api-burst` (`None`: unlimited).
+    pub rate_limit: Option<KubeRateLimit>,
 }
 
 /// The pair name of the generated serving certificate in `--cert-dir` (upstream's).
@@ -128,7 +131,9 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
         };
         Some(source.server_config()?)
     };
+    let rate_limit = KubeRateLimit::from_flags(flags.kube_api_qps, flags.kube_api_burst)?;
     Ok(Settings {
+        rate_limit,
         cloud_config,
         controllers,
         ipam,

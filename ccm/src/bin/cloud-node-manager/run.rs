@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use azure_ccm::imds_provider::ImdsProvider;
+use azure_ccm::kube_rate_limit::KubeRateLimit;
 use ccm_azure::cloud::trust::SSL_CERT_FILE;
 use ccm_azure::imds::{ENDPOINT_ENV, ImdsClient, ImdsEndpoint};
 use ccm_cloud::Provider;
@@ -34,7 +35,14 @@ fn host_name() -> anyhow::Result<String> {
 
 /// A kube client from `--kubeconfig` (or the in-cluster config) and `--master`.
 async fn kube_client(flags: &Flags) -> anyhow::Result<kube::Client> {
-    Ok(azure_ccm::kube_client::build(flags.kubeconfig.as_deref(), flags.master.as_deref()).await?)
+    let burst = i32::try_from(flags.kube_api_burst).unwrap_or(i32::MAX);
+    let rate_limit = KubeRateLimit::from_flags(flags.kube_api_qps, burst)?;
+    Ok(azure_ccm::kube_client::build(
+        flags.kubeconfig.as_deref(),
+        flags.master.as_deref(),
+        rate_limit,
+    )
+    .await?)
 }
 
 /// The IMDS client for `--imds-endpoint` / `AZURE_IMDS_ENDPOINT`, trusting `SSL_CERT_FILE`.
