@@ -235,7 +235,7 @@ struct Manager {
 }
 
 impl Manager {
-    fn start(fake: &FakeAzure, api: &ApiServer, config: &Path) -> Manager {
+    fn start(fake: &FakeAzure, api: &ApiServer, config: &Path, extra: &[&str]) -> Manager {
         let log = tempfile::NamedTempFile::new().expect("log file");
         let port = free_port();
         let child = cloud_controller_manager()
@@ -244,6 +244,7 @@ impl Manager {
             .arg(api.kubeconfig())
             .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
             .arg(format!("--secure-port={port}"))
+            .args(extra)
             .env("SSL_CERT_FILE", &fake.ca_file)
             .stdout(Stdio::null())
             .stderr(log.reopen().expect("log handle"))
@@ -327,8 +328,12 @@ where
 }
 
 async fn holder(leases: &Api<Lease>) -> Option<String> {
+    holder_of(leases, "cloud-controller-manager").await
+}
+
+async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
     leases
-        .get_opt("cloud-controller-manager")
+        .get_opt(name)
         .await
         .expect("get lease")
         .and_then(|l| l.spec)
@@ -357,7 +362,7 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     let agents = agent_nodes(&fake);
     assert!(agents.len() >= 2, "small.yaml needs two agents: {agents:?}");
 
-    let first = Manager::start(&fake, &api, &config);
+    let first = Manager::start(&fake, &api, &config, &[]);
     let first_identity = wait_for("the first manager leads", &[&first], || holder(&leases)).await;
 
     // Health over HTTPS, anonymously, with the self-signed certificate.
@@ -382,7 +387,7 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     );
 
     // The second manager stands by while the first holds the Lease.
-    let second = Manager::start(&fake, &api, &config);
+    let second = Manager::start(&fake, &api, &config, &[]);
     wait_for("the second manager serves", &[&first, &second], || {
         second.get("/healthz")
     })
@@ -498,6 +503,42 @@ async fn bad_input_exits_before_taking_the_lease() {
                 .expect("get lease")
                 .is_none(),
             "{args:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leader_migration_takes_the_migration_lease_after_the_main_one() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = azure_json(&fake, dir.path());
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    let manager = Manager::start(&fake, &api, &config, &["--enable-leader-migration"]);
+    let main = wait_for("the main Lease is held", &[&manager], || holder(&leases)).await;
+    let migration = wait_for("the migration Lease is held", &[&manager], || {
+        holder_of(&leases, "cloud-provider-extraction-migration")
+    })
+    .await;
+    assert_eq!(main, migration, "one identity holds both");
+    // The built-in config migrates cloud-node-lifecycle; it starts only under both Leases.
+    wait_for("cloud-node-lifecycle starts", &[&manager], || async {
+        let logs = manager.logs();
+        (logs.contains("cloud-node-lifecycle-controller: migrated")
+            && logs.contains("starting controller controller=\"cloud-node-lifecycle-controller\""))
+        .then_some(())
+    })
+    .await;
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+    for lease in [
+        "cloud-controller-manager",
+        "cloud-provider-extraction-migration",
+    ] {
+        assert_eq!(
+            holder_of(&leases, lease).await,
+            None,
+            "{lease} not released"
         );
     }
 }
