@@ -7,8 +7,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
+use k8s_openapi::api::core::v1::{Node, NodeSpec, Secret, Taint};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
@@ -236,10 +237,15 @@ struct Manager {
 
 impl Manager {
     fn start(fake: &FakeAzure, api: &ApiServer, config: &Path, extra: &[&str]) -> Manager {
+        let config = format!("--cloud-config={}", config.display());
+        Self::start_with(fake, api, &[&config], extra)
+    }
+
+    fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
         let log = tempfile::NamedTempFile::new().expect("log file");
         let port = free_port();
         let child = cloud_controller_manager()
-            .arg(format!("--cloud-config={}", config.display()))
+            .args(source)
             .arg("--kubeconfig")
             .arg(api.kubeconfig())
             .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
@@ -541,4 +547,53 @@ async fn leader_migration_takes_the_migration_lease_after_the_main_one() {
             "{lease} not released"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_the_cloud_config_from_a_secret_without_a_file() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(azure_json(&fake, dir.path())).expect("azure.json");
+    let client = api.client().await;
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), "kube-system");
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some("azure-cloud-provider".to_owned()),
+            ..Default::default()
+        },
+        // `data`, not `stringData`: the embedded API server does not fold stringData into data.
+        data: Some([("cloud-config".to_owned(), ByteString(text.into_bytes()))].into()),
+        ..Default::default()
+    };
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create secret");
+    let nodes: Api<Node> = Api::all(client);
+    let agent = agent_nodes(&fake).remove(0);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&agent))
+        .await
+        .expect("create node");
+    let manager = Manager::start_with(
+        &fake,
+        &api,
+        &[
+            "--enable-dynamic-reloading",
+            "--cloud-config-secret-name=azure-cloud-provider",
+        ],
+        &[],
+    );
+    wait_for("the Node is initialised", &[&manager], || async {
+        nodes.get(&agent).await.ok().filter(is_initialised)
+    })
+    .await;
+    let logs = manager.logs();
+    assert!(
+        logs.contains("kube-system/azure-cloud-provider")
+            && logs.contains("--enable-dynamic-reloading"),
+        "{logs}"
+    );
+    assert!(!logs.contains("fake-secret-not-for-production"), "{logs}");
 }
