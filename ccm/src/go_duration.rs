@@ -70,7 +70,7 @@ pub fn format(duration: Duration) -> String {
     let hours = millis / 3_600_000;
     let minutes = millis / 60_000 % 60;
     let seconds = millis % 60_000;
-    let seconds = if seconds % 1000 == 0 {
+    let seconds = if seconds.is_multiple_of(1000) {
         format!("{}s", seconds / 1000)
     } else {
         let text = format!("{}.{:03}", seconds / 1000, seconds % 1000);

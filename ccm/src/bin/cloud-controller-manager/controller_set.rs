@@ -167,7 +167,8 @@ pub async fn run(
         tokio::select! {
             changed = gate.changed(), if !pending.is_empty() => {
                 if changed.is_err() {
-                    return Ok(std::future::pending().await);
+                    // The election ended (lost or stopping): the caller handles it; start nothing more.
+                    pending.clear();
                 }
             }
             Some(joined) = tasks.join_next() => {

@@ -134,11 +134,12 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         _ = int.recv() => { tracing::info!("SIGINT received, shutting down"); Ok(()) }
     };
     // The controllers' futures are dropped above; only now release the leases.
-    if let Some(gate) = gate {
-        if outcome.is_ok() {
-            gate.shutdown().await;
-            tracing::info!("leader Lease released");
-        }
+    // On failure the gate is dropped without release, like a crash (upstream exits).
+    if let Some(gate) = gate
+        && outcome.is_ok()
+    {
+        gate.shutdown().await;
+        tracing::info!("leader Lease released");
     }
     drop(open_tx);
     if let Some((stop, task)) = server {
