@@ -10,6 +10,7 @@ pub mod imds_provider;
 pub mod kube_client;
 pub mod kube_rate_limit;
 pub mod logging;
+pub mod process_metrics;
 pub mod serving_cert;
 
 /// The names tables, re-exported so `azure_ccm::names` keeps working for existing users.

@@ -413,8 +413,11 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     let (status, metrics) = first.get("/metrics").await.expect("/metrics");
     assert_eq!(status, 200);
     assert!(
-        metrics.contains("cloudprovider_azure_api_request_duration_seconds")
-            && metrics.contains("running_managed_controllers"),
+        metrics.contains("cloudprovider_azure_api_request_duration_seconds_count{")
+            && metrics.contains("running_managed_controllers")
+            && metrics
+                .contains("leader_election_master_status{name=\"cloud-controller-manager\"} 1")
+            && metrics.contains("process_cpu_seconds_total"),
         "{metrics}"
     );
     assert_eq!(

@@ -29,6 +29,7 @@ mod controller_set;
 mod controllers_flag;
 mod endpoints;
 mod flags;
+mod leader_metrics;
 mod not_implemented;
 mod run;
 mod settings;

@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use crate::controller_set::{self, RunningControllers};
 use crate::endpoints::{self, Endpoints};
 use crate::flags::Flags;
+use crate::leader_metrics::LeaderMetrics;
 use crate::{cloud_config, configz, settings};
 
 /// The component name Leader Migration configurations use for this manager.
@@ -40,6 +41,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let arm_metrics = ArmMetrics::register(&mut registry);
     let node_metrics = NodeMetrics::register(&mut registry);
     let running = RunningControllers::register(&mut registry);
+    let leader_metrics = LeaderMetrics::register(&mut registry);
+    registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
     let provider = Arc::new(cloud_config::provider(&config, arm_metrics).await?);
 
     // Leases: the gate (main, then migration), or an always-open gate without election.
@@ -58,6 +61,10 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         None => None,
     };
     let gate_rx = gate.as_ref().map_or(open_rx, LeaseGate::subscribe);
+    if let Some(main) = &settings.election {
+        let migration = settings.migration.as_ref().map(|m| m.leader_name.clone());
+        leader_metrics.follow(gate_rx.clone(), main.name.clone(), migration);
+    }
 
     let server = match &settings.tls {
         Some(tls) => {
