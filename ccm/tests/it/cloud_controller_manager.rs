@@ -155,6 +155,14 @@ fn bad_flags_exit_non_zero_naming_the_flag() {
             &[
                 config,
                 "--configure-cloud-routes=false",
+                "--node-monitor-period=0",
+            ],
+            &["--node-monitor-period=0"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
                 "--kube-api-burst=0",
             ],
             &["--kube-api-burst=0"],

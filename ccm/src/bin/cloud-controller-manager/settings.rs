@@ -69,6 +69,22 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
             flags.concurrent_service_syncs
         );
     }
+    for (flag, period) in [
+        ("--node-monitor-period", flags.node_monitor_period),
+        (
+            "--node-status-update-frequency",
+            flags.node_status_update_frequency,
+        ),
+        (
+            "--route-reconciliation-period",
+            flags.route_reconciliation_period,
+        ),
+    ] {
+        // [infer] upstream's wait loops spin on 0; a period must be positive here.
+        if period.is_zero() {
+            bail!("{flag}=0: the period must be positive (e.g. 5s)");
+        }
+    }
     let named = controllers_flag::enabled(&flags.controllers)?;
     let clusters = parse_cidr_list("--cluster-cidr", &flags.cluster_cidr)?;
     parse_cidr_list(
