@@ -4,7 +4,9 @@
 //! wiring (`run.rs`, `controller_set.rs`, `cloud_config.rs`).
 //!
 //! Verified (anchor-ccm.md §1.2, §1.3, §8; migration.md §1.3): every flag name and default;
-//! `--concurrent-service-syncs` must be 1; `--cluster-cidr` holds at most two CIDRs and is needed
+//! `--concurrent-service-syncs` must be 1 and `--cloud-config` may be empty only with
+//! `--enable-dynamic-reloading` (upstream `cmd/cloud-controller-manager/app/options/options.go`
+//! `Validate`; `dynamic.go` for the Secret flags and their defaults); `--cluster-cidr` holds at most two CIDRs and is needed
 //! by the route controller; `--controllers` semantics (see `controllers_flag.rs`); the Lease
 //! `kube-system/cloud-controller-manager` with identity `<hostname>_<uuid>`; losing it exits
 //! non-zero; secure port 10258 with a self-signed certificate for `localhost`/127.0.0.1;
@@ -20,6 +22,10 @@
 //! - **[infer]** `--cloud-provider` other than `azure` is refused at start (upstream fails when
 //!   initialising the cloud); the route controller runs with `--configure-cloud-routes=true`
 //!   whatever `--allocate-node-cidrs` says (anchor-ccm.md §1.2);
+//! - **[infer]** dynamic reloading without `--cloud-config` needs `--cloud-config-secret-name`
+//!   (upstream builds no cloud from an empty name and exits later);
+//! - **[infer]** `--controller-start-interval` is a fixed pause between two starts (upstream
+//!   jitters it); node-ipam retries a failed allocation after 10 s; a period of 0 is refused;
 //! - **[infer]** a SIGTERM releases the Lease (client-go `ReleaseOnCancel`, which upstream's CCM
 //!   does not set) so a standby takes over at once.
 
