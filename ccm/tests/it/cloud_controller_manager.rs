@@ -608,3 +608,42 @@ async fn reads_the_cloud_config_from_a_secret_without_a_file() {
     );
     assert!(!logs.contains("fake-secret-not-for-production"), "{logs}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_leader_election_runs_the_selected_controllers_at_once() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = azure_json(&fake, dir.path());
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    let manager = Manager::start(
+        &fake,
+        &api,
+        &config,
+        &["--leader-elect=false", "--controllers=*,-cloud-node"],
+    );
+    let started = |name: &str| format!("starting controller controller=\"{name}\"");
+    wait_for("cloud-node-lifecycle starts", &[&manager], || async {
+        manager
+            .logs()
+            .contains(&started("cloud-node-lifecycle-controller"))
+            .then_some(())
+    })
+    .await;
+    let logs = manager.logs();
+    assert!(!logs.contains(&started("cloud-node-controller")), "{logs}");
+    assert!(
+        logs.contains("service-lb-controller") && logs.contains("not available in this build"),
+        "{logs}"
+    );
+    assert!(
+        leases
+            .list(&Default::default())
+            .await
+            .expect("list")
+            .items
+            .is_empty()
+    );
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+}
