@@ -197,3 +197,107 @@ fn cloud_config_source(flags: &Flags) -> anyhow::Result<CloudConfigSource> {
         key: flags.cloud_config_key.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn settings(args: &[&str]) -> anyhow::Result<Settings> {
+        let mut argv = vec![
+            "cloud-controller-manager",
+            "--cloud-config=/etc/kubernetes/azure.json",
+            "--secure-port=0",
+        ];
+        argv.extend_from_slice(args);
+        validate(&Flags::parse_from(argv), "host_1")
+    }
+
+    #[test]
+    fn routes_need_a_cluster_cidr_unless_disabled() {
+        let error = settings(&[]).err().expect("routes without --cluster-cidr");
+        assert!(error.to_string().contains("--cluster-cidr"), "{error}");
+        for ok in [
+            &["--configure-cloud-routes=false"][..],
+            &["--controllers=*,-route"],
+            &["--cluster-cidr=10.244.0.0/16"],
+        ] {
+            assert!(settings(ok).is_ok(), "{ok:?}");
+        }
+        let with_routes = settings(&["--cluster-cidr=10.244.0.0/16"]).unwrap();
+        assert!(with_routes.controllers.contains(&NODE_ROUTE));
+        let without = settings(&["--configure-cloud-routes=false"]).unwrap();
+        assert!(!without.controllers.contains(&NODE_ROUTE));
+    }
+
+    #[test]
+    fn node_ipam_only_with_allocate_node_cidrs() {
+        let off = settings(&["--configure-cloud-routes=false"]).unwrap();
+        assert!(off.ipam.is_none() && !off.controllers.contains(&NODE_IPAM));
+        let on = settings(&[
+            "--configure-cloud-routes=false",
+            "--allocate-node-cidrs",
+            "--cluster-cidr=10.244.0.0/16,fd00::/56",
+            "--node-cidr-mask-size-ipv6=64",
+        ])
+        .unwrap();
+        assert!(on.controllers.contains(&NODE_IPAM));
+        let ipam = on.ipam.expect("ipam");
+        assert_eq!(ipam.families.len(), 2);
+        assert_eq!(ipam.families[0].node_mask, 24);
+        let disabled = settings(&[
+            "--configure-cloud-routes=false",
+            "--allocate-node-cidrs",
+            "--cluster-cidr=10.244.0.0/16",
+            "--controllers=*,-node-ipam",
+        ])
+        .unwrap();
+        assert!(disabled.ipam.is_none());
+    }
+
+    #[test]
+    fn election_defaults_and_migration_lease() {
+        let s = settings(&["--configure-cloud-routes=false"]).unwrap();
+        let election = s.election.expect("election on by default");
+        assert_eq!(
+            (election.namespace.as_str(), election.name.as_str()),
+            ("kube-system", "cloud-controller-manager")
+        );
+        assert!(s.migration.is_none());
+        let s = settings(&[
+            "--configure-cloud-routes=false",
+            "--enable-leader-migration",
+        ])
+        .unwrap();
+        assert_eq!(
+            s.migration.map(|m| m.leader_name),
+            Some("cloud-provider-extraction-migration".to_owned())
+        );
+        let s = settings(&["--configure-cloud-routes=false", "--leader-elect=false"]).unwrap();
+        assert!(s.election.is_none());
+    }
+
+    #[test]
+    fn cloud_config_from_a_secret_needs_dynamic_reloading_and_a_name() {
+        let flags = |args: &[&str]| {
+            let mut argv = vec!["cloud-controller-manager"];
+            argv.extend_from_slice(args);
+            Flags::parse_from(argv)
+        };
+        assert!(cloud_config_source(&flags(&[])).is_err());
+        assert!(cloud_config_source(&flags(&["--enable-dynamic-reloading"])).is_err());
+        assert_eq!(
+            cloud_config_source(&flags(&[
+                "--enable-dynamic-reloading",
+                "--cloud-config-secret-name=azure-cloud-provider"
+            ]))
+            .unwrap(),
+            CloudConfigSource::Secret {
+                namespace: "kube-system".into(),
+                name: "azure-cloud-provider".into(),
+                key: "cloud-config".into(),
+            }
+        );
+    }
+}
