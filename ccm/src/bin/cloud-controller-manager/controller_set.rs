@@ -122,18 +122,18 @@ fn service_and_route(name: &'static str, inputs: &Inputs<'_>) -> Option<Work> {
     None
 }
 
-/// Builds every enabled controller, then starts each when `gate` lets its class run; resolves
-/// with an error when one stops (they run until the process ends).
-pub async fn run(
+/// The controllers built and waiting for their lease.
+pub struct Prepared(Vec<(&'static str, ControllerClass, Work)>);
+
+/// Builds every enabled controller (no API call yet), skipping those Leader Migration gives to
+/// another component.
+pub fn prepare(
     names: &[&'static str],
     inputs: Inputs<'_>,
     classification: &Classification,
-    mut gate: watch::Receiver<GateState>,
-    running: RunningControllers,
-) -> anyhow::Result<()> {
-    let interval = inputs.flags.controller_start_interval;
-    let mut pending: Vec<(&'static str, ControllerClass, Work)> = Vec::new();
-    for name in names {
+) -> anyhow::Result<Prepared> {
+    let mut pending = Vec::new();
+    for &name in names {
         let class = classification
             .class_of(name)
             .cloned()
@@ -149,6 +149,19 @@ pub async fn run(
             pending.push((name, class, work));
         }
     }
+    Ok(Prepared(pending))
+}
+
+/// Starts each controller when `gate` lets its class run, `interval` apart. Resolves with an error
+/// when one stops, or with `Ok` once `stop` is set and every started controller has ended.
+pub async fn run(
+    prepared: Prepared,
+    interval: Duration,
+    mut gate: watch::Receiver<GateState>,
+    mut stop: watch::Receiver<bool>,
+    running: RunningControllers,
+) -> anyhow::Result<()> {
+    let mut pending = prepared.0;
     let mut tasks = JoinSet::new();
     loop {
         let state = gate.borrow_and_update().clone();
@@ -165,6 +178,13 @@ pub async fn run(
             tasks.spawn(async move { (name, work.await) });
         }
         tokio::select! {
+            _ = stop.wait_for(|s| *s) => {
+                // Stop every controller and wait until none runs, so the Lease is released only
+                // after the last write.
+                tasks.abort_all();
+                while tasks.join_next().await.is_some() {}
+                return Ok(());
+            }
             changed = gate.changed(), if !pending.is_empty() => {
                 if changed.is_err() {
                     // The election ended (lost or stopping): the caller handles it; start nothing more.
@@ -180,7 +200,6 @@ pub async fn run(
                     Err(error) => Err(anyhow::anyhow!("a controller task failed: {error}")),
                 };
             }
-            () = std::future::pending::<()>(), if pending.is_empty() && tasks.is_empty() => {}
         }
     }
 }

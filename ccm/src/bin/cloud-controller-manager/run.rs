@@ -45,6 +45,24 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
     let provider = Arc::new(cloud_config::provider(&config, arm_metrics).await?);
 
+    let namespace = &flags.leader_elect_resource_namespace;
+    let classification = classify(
+        settings.migration.as_ref(),
+        COMPONENT,
+        &settings.controllers,
+        namespace,
+        &flags.leader_elect_resource_name,
+    );
+    classification.log();
+    let inputs = controller_set::Inputs {
+        client: client.clone(),
+        provider,
+        flags: &flags,
+        ipam: settings.ipam.as_ref(),
+        node_metrics,
+    };
+    let prepared = controller_set::prepare(&settings.controllers, inputs, &classification)?;
+
     // Leases: the gate (main, then migration), or an always-open gate without election.
     let (open_tx, open_rx) = watch::channel(GateState {
         main: true,
@@ -95,15 +113,6 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         }
     };
 
-    let namespace = &flags.leader_elect_resource_namespace;
-    let classification = classify(
-        settings.migration.as_ref(),
-        COMPONENT,
-        &settings.controllers,
-        namespace,
-        &flags.leader_elect_resource_name,
-    );
-    classification.log();
     match &settings.election {
         Some(e) => {
             tracing::info!(identity = %e.identity, lease = %format!("{}/{}", e.namespace, e.name), "campaigning for the leader Lease")
@@ -111,20 +120,15 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         None => tracing::info!("--leader-elect=false: running controllers without a Lease"),
     }
 
-    let inputs = controller_set::Inputs {
-        client: client.clone(),
-        provider,
-        flags: &flags,
-        ipam: settings.ipam.as_ref(),
-        node_metrics,
-    };
+    let (stop_tx, stop_rx) = watch::channel(false);
     let work = controller_set::run(
-        &settings.controllers,
-        inputs,
-        &classification,
+        prepared,
+        flags.controller_start_interval,
         gate_rx,
+        stop_rx,
         running,
     );
+    tokio::pin!(work);
     let lost = async {
         match &gate {
             Some(gate) => gate.lost().await,
@@ -135,12 +139,16 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     tracing::info!("cloud-controller-manager started");
     let outcome = tokio::select! {
-        result = work => Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the controllers stopped"))),
+        result = &mut work => Err(result.err().unwrap_or_else(|| anyhow::anyhow!("the controllers stopped"))),
         lease = lost => Err(anyhow::anyhow!("leader Lease {lease} lost")),
         _ = term.recv() => { tracing::info!("SIGTERM received, shutting down"); Ok(()) }
         _ = int.recv() => { tracing::info!("SIGINT received, shutting down"); Ok(()) }
     };
-    // The controllers' futures are dropped above; only now release the leases.
+    if outcome.is_ok() {
+        // Stop the controllers and wait for them before the leases are released.
+        let _ = stop_tx.send(true);
+        let _ = work.await;
+    }
     // On failure the gate is dropped without release, like a crash (upstream exits).
     if let Some(gate) = gate
         && outcome.is_ok()
