@@ -3,7 +3,8 @@
 //! cloud config (which holds credentials) never appears, only its path or Secret coordinates.
 //!
 //! **[infer]** the field names follow upstream's internal `CloudControllerManagerConfiguration`
-//! (`Generic`, `KubeCloudShared`, `ServiceController`, `NodeStatusUpdateFrequency`), which has no
+//! (`Generic`, `KubeCloudShared`, `ServiceController`, `NodeController`,
+//! `NodeStatusUpdateFrequency`), which has no
 //! JSON tags; only the fields this binary knows are listed.
 
 use azure_ccm::go_duration::format;
@@ -43,6 +44,10 @@ pub fn document(flags: &Flags) -> Value {
                 "ResourceNamespace": flags.leader_elect_resource_namespace,
             },
             "Controllers": flags.controllers,
+            "Debugging": {
+                "EnableProfiling": flags.profiling,
+                "EnableContentionProfiling": flags.contention_profiling,
+            },
             "LeaderMigrationEnabled": flags.enable_leader_migration,
         },
         "KubeCloudShared": {
@@ -62,6 +67,7 @@ pub fn document(flags: &Flags) -> Value {
             "ConfigureCloudRoutes": flags.configure_cloud_routes,
         },
         "ServiceController": { "ConcurrentServiceSyncs": flags.concurrent_service_syncs },
+        "NodeController": { "ConcurrentNodeSyncs": 1 },
         "NodeStatusUpdateFrequency": format(flags.node_status_update_frequency),
     }})
 }
