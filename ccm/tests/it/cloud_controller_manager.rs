@@ -442,6 +442,15 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
         "{}",
         second.logs()
     );
+    // A health check per running controller: on the leader only.
+    let status = |answer: Option<(u16, String)>| answer.map(|(s, _)| s);
+    assert_eq!(status(first.get("/healthz/cloud-node").await), Some(200));
+    assert_eq!(
+        status(first.get("/healthz/cloud-node-lifecycle-controller").await),
+        Some(200)
+    );
+    assert_eq!(status(second.get("/healthz/cloud-node").await), Some(404));
+    assert_eq!(status(first.get("/healthz/no-such-check").await), Some(404));
 
     // SIGTERM: the first exits 0 and releases the Lease; the second takes over and initialises
     // the next Node.

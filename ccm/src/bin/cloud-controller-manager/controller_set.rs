@@ -55,12 +55,20 @@ impl RunningControllers {
         this
     }
 
-    fn set(&self, name: &str, value: i64) {
-        let labels = vec![
+    fn labels(name: &str) -> Vec<(String, String)> {
+        vec![
             ("manager".to_owned(), "cloud-controller-manager".to_owned()),
             ("name".to_owned(), name.to_owned()),
-        ];
-        self.0.get_or_create(&labels).set(value);
+        ]
+    }
+
+    fn set(&self, name: &str, value: i64) {
+        self.0.get_or_create(&Self::labels(name)).set(value);
+    }
+
+    /// Whether the controller `name` (canonical) was started and has not stopped.
+    pub fn is_running(&self, name: &str) -> bool {
+        self.0.get_or_create(&Self::labels(name)).get() == 1
     }
 }
 

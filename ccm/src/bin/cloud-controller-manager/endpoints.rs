@@ -1,4 +1,5 @@
-//! The secure port's handlers: `/healthz` (+ `/healthz/ping`, `/healthz/leaderElection`),
+//! The secure port's handlers: `/healthz` (+ `/healthz/ping`, `/healthz/leaderElection` and
+//! `/healthz/<controller>` for each running controller, by canonical name or alias),
 //! `/livez`, `/readyz`, `/metrics` (Prometheus text of the shared registry) and `/configz`.
 //!
 //! Verified (anchor-ccm.md §8): the paths, `/metrics/v2` as an alias of `/metrics`, and a
@@ -10,13 +11,16 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use ccm_controllers::migration::GateState;
+use ccm_names::controllers::lookup;
 use prometheus_client::registry::Registry;
 use tokio::sync::watch;
+
+use crate::controller_set::RunningControllers;
 
 /// What the handlers read.
 pub struct Endpoints {
@@ -26,6 +30,8 @@ pub struct Endpoints {
     pub configz: serde_json::Value,
     /// Lease state, for the `leaderElection` check.
     pub gate: watch::Receiver<GateState>,
+    /// Which controllers run, for `/healthz/<controller>`.
+    pub running: RunningControllers,
 }
 
 /// The router of the secure port.
@@ -34,8 +40,7 @@ pub fn router(endpoints: Arc<Endpoints>) -> Router {
         .route("/healthz", get(healthz))
         .route("/livez", get(ok))
         .route("/readyz", get(healthz))
-        .route("/healthz/ping", get(ok))
-        .route("/healthz/leaderElection", get(leader_election))
+        .route("/healthz/{check}", get(check))
         .route("/metrics", get(metrics))
         .route("/metrics/v2", get(metrics))
         .route("/configz", get(configz))
@@ -62,15 +67,25 @@ async fn healthz(State(endpoints): State<Arc<Endpoints>>) -> Response {
     }
 }
 
-async fn leader_election(State(endpoints): State<Arc<Endpoints>>) -> Response {
-    if leader_ok(&endpoints) {
-        "ok".into_response()
-    } else {
-        (
+/// One named check. **[infer]** a controller's check exists while it runs (upstream registers a
+/// ping per controller when it starts); any other name is 404.
+async fn check(State(endpoints): State<Arc<Endpoints>>, Path(name): Path<String>) -> Response {
+    match name.as_str() {
+        "ping" => "ok".into_response(),
+        "leaderElection" if leader_ok(&endpoints) => "ok".into_response(),
+        "leaderElection" => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "the leader Lease was lost\n",
         )
-            .into_response()
+            .into_response(),
+        other => match lookup(other) {
+            Some(c) if endpoints.running.is_running(c.canonical) => "ok".into_response(),
+            _ => (
+                StatusCode::NOT_FOUND,
+                format!("no health check {other:?}\n"),
+            )
+                .into_response(),
+        },
     }
 }
 

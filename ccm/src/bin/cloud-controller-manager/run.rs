@@ -94,6 +94,7 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
                 registry,
                 configz: configz::document(&flags),
                 gate: gate_rx.clone(),
+                running: running.clone(),
             });
             let router = endpoints::router(endpoints);
             let (stop, mut stopped) = watch::channel(false);
