@@ -60,9 +60,45 @@ pub fn parse(input: &str) -> Result<Duration, DurationError> {
     Duration::try_from_secs_f64(total).map_err(|_| fail("out of range"))
 }
 
+/// Formats like Go's `Duration.String()` for whole milliseconds and up (`5m0s`, `1h0m0s`,
+/// `1.5s`, `0s`), as upstream's `/configz` prints durations.
+pub fn format(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis == 0 {
+        return "0s".to_owned();
+    }
+    let hours = millis / 3_600_000;
+    let minutes = millis / 60_000 % 60;
+    let seconds = millis % 60_000;
+    let seconds = if seconds.is_multiple_of(1000) {
+        format!("{}s", seconds / 1000)
+    } else {
+        let text = format!("{}.{:03}", seconds / 1000, seconds % 1000);
+        format!("{}s", text.trim_end_matches('0'))
+    };
+    if millis < 1000 {
+        return format!("{millis}ms");
+    }
+    match (hours, minutes) {
+        (0, 0) => seconds,
+        (0, m) => format!("{m}m{seconds}"),
+        (h, m) => format!("{h}h{m}m{seconds}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_like_go() {
+        assert_eq!(format(Duration::from_secs(300)), "5m0s");
+        assert_eq!(format(Duration::from_secs(12 * 3600)), "12h0m0s");
+        assert_eq!(format(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format(Duration::from_millis(300)), "300ms");
+        assert_eq!(format(Duration::ZERO), "0s");
+        assert_eq!(format(Duration::from_secs(10)), "10s");
+    }
 
     #[test]
     fn accepts_go_forms() {

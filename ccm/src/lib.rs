@@ -5,7 +5,13 @@
 //! only they need.
 
 pub mod go_duration;
+pub mod https_server;
 pub mod imds_provider;
+pub mod kube_client;
+pub mod kube_rate_limit;
+pub mod logging;
+pub mod process_metrics;
+pub mod serving_cert;
 
 /// The names tables, re-exported so `azure_ccm::names` keeps working for existing users.
 pub use ccm_names as names;

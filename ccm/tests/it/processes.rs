@@ -8,3 +8,8 @@ pub use fake_process::{ApiServer, FakeAzure, example};
 pub fn cloud_node_manager() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cloud-node-manager"))
 }
+
+/// The `cloud-controller-manager` binary of this package.
+pub fn cloud_controller_manager() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cloud-controller-manager"))
+}

@@ -6,16 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use azure_ccm::go_duration;
-use clap::{ArgAction, Parser, ValueEnum};
-
-/// Log output format (`--log-format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable lines.
-    Text,
-    /// One JSON object per line.
-    Json,
-}
+use azure_ccm::logging::LogFormat;
+use clap::{ArgAction, Parser};
 
 fn duration(text: &str) -> Result<Duration, String> {
     go_duration::parse(text).map_err(|e| e.to_string())

@@ -11,9 +11,9 @@
 //! Not applied yet, or deliberately different:
 //! - a non-zero `--secure-port` is refused with "not supported yet";
 //! - deliberate: ARM mode resolves the VM by `--node-name`, never by the host name as upstream;
-//! - `--kube-api-qps`, `--kube-api-burst` and `--min-resync-period` are validated but not applied
-//!   (kube-rs has no client-side rate limiter or informer resync); `--kube-api-content-type` is
-//!   validated, requests are always JSON;
+//! - `--min-resync-period` is validated but not applied (kube-rs watches have no informer
+//!   resync); `--kube-api-content-type` is validated, requests are always JSON;
+//!   `--kube-api-qps`/`--kube-api-burst` are applied (`azure_ccm::kube_rate_limit`);
 //! - **[infer]** `-v` levels map to tracing levels: 0-1 info, 2-4 debug, 5+ trace;
 //! - **[infer]** `AZURE_IMDS_ENDPOINT` and `--imds-endpoint` are ours (upstream has no IMDS
 //!   override); `SSL_CERT_FILE` is also trusted for an `https` IMDS endpoint.

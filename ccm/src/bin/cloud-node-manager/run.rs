@@ -6,31 +6,19 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use azure_ccm::imds_provider::ImdsProvider;
+use azure_ccm::kube_rate_limit::KubeRateLimit;
 use ccm_azure::cloud::trust::SSL_CERT_FILE;
 use ccm_azure::imds::{ENDPOINT_ENV, ImdsClient, ImdsEndpoint};
 use ccm_cloud::Provider;
 use ccm_controllers::node::{BetaLabels, CloudNodeConfig, CloudNodeController, NodeMetrics};
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::flags::{Flags, LogFormat};
+use crate::flags::Flags;
 use crate::{arm_mode, wait_routes};
 
 /// Installs the tracing subscriber for `--log-format` and `-v`.
 pub fn init_logging(flags: &Flags) {
-    let level = match flags.verbosity {
-        0 | 1 => "info",
-        2..=4 => "debug",
-        _ => "trace",
-    };
-    let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        // Plain text when stderr is a file or a pipe (container logs), colours only on a terminal.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(tracing_subscriber::EnvFilter::new(level));
-    match flags.log_format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
-    }
+    azure_ccm::logging::init(flags.log_format, flags.verbosity);
 }
 
 /// The host name, lower-cased (upstream's `--node-name` default).
@@ -47,24 +35,14 @@ fn host_name() -> anyhow::Result<String> {
 
 /// A kube client from `--kubeconfig` (or the in-cluster config) and `--master`.
 async fn kube_client(flags: &Flags) -> anyhow::Result<kube::Client> {
-    let mut config = match &flags.kubeconfig {
-        Some(path) => {
-            let file = kube::config::Kubeconfig::read_from(path)
-                .with_context(|| format!("--kubeconfig {}: cannot read", path.display()))?;
-            kube::Config::from_custom_kubeconfig(file, &Default::default())
-                .await
-                .with_context(|| format!("--kubeconfig {}: invalid", path.display()))?
-        }
-        None => kube::Config::infer()
-            .await
-            .context("no --kubeconfig and no in-cluster configuration")?,
-    };
-    if let Some(master) = &flags.master {
-        config.cluster_url = master
-            .parse()
-            .with_context(|| format!("--master {master:?} is not a URL"))?;
-    }
-    kube::Client::try_from(config).context("building the Kubernetes client")
+    let burst = i32::try_from(flags.kube_api_burst).unwrap_or(i32::MAX);
+    let rate_limit = KubeRateLimit::from_flags(flags.kube_api_qps, burst)?;
+    Ok(azure_ccm::kube_client::build(
+        flags.kubeconfig.as_deref(),
+        flags.master.as_deref(),
+        rate_limit,
+    )
+    .await?)
 }
 
 /// The IMDS client for `--imds-endpoint` / `AZURE_IMDS_ENDPOINT`, trusting `SSL_CERT_FILE`.

@@ -1,0 +1,62 @@
+//! HTTPS accept loop serving an axum router (the secure port of the manager binaries).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+use tower::ServiceExt;
+
+/// Serves `router` over TLS on `listener` until `shutdown` resolves, then cuts open connections.
+pub async fn serve(
+    listener: TcpListener,
+    tls: Arc<rustls::ServerConfig>,
+    router: Router,
+    shutdown: impl Future<Output = ()>,
+) {
+    let acceptor = TlsAcceptor::from(tls);
+    let mut connections = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(error) => {
+                        // Per-connection accept errors (e.g. EMFILE) must not stop the server.
+                        tracing::warn!(%error, "secure port: accept failed");
+                        continue;
+                    }
+                };
+                let acceptor = acceptor.clone();
+                let router = router.clone();
+                connections.spawn(async move { connection(acceptor, stream, router).await });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    connections.abort_all();
+    while connections.join_next().await.is_some() {}
+}
+
+async fn connection(acceptor: TlsAcceptor, stream: tokio::net::TcpStream, router: Router) {
+    let tls = match acceptor.accept(stream).await {
+        Ok(tls) => tls,
+        Err(error) => {
+            tracing::debug!(%error, "secure port: TLS handshake failed");
+            return;
+        }
+    };
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        router.clone().oneshot(request)
+    });
+    let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    if let Err(error) = builder.serve_connection(TokioIo::new(tls), service).await {
+        tracing::debug!(%error, "secure port: connection ended with an error");
+    }
+}

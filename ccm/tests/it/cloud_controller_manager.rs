@@ -1,0 +1,658 @@
+//! `cloud-controller-manager` as a process against the fake Azure and the embedded API server:
+//! refuses bad flags naming them, serves the secure port over HTTPS with a self-signed
+//! certificate, runs its controllers only while holding the Lease and hands over on SIGTERM.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Node, NodeSpec, Secret, Taint};
+use kube::Api;
+use kube::api::{ObjectMeta, PostParams};
+
+use crate::processes::{ApiServer, FakeAzure, cloud_controller_manager, example};
+
+const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+
+fn run(args: &[&str]) -> Output {
+    cloud_controller_manager()
+        .args(args)
+        .env_remove("SSL_CERT_FILE")
+        .output()
+        .expect("run cloud-controller-manager")
+}
+
+#[test]
+fn help_documents_the_upstream_flags() {
+    let output = run(&["--help"]);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    for flag in [
+        "--cloud-provider",
+        "--cloud-config",
+        "--controllers",
+        "--cluster-name",
+        "--cluster-cidr",
+        "--allocate-node-cidrs",
+        "--cidr-allocator-type",
+        "--node-cidr-mask-size-ipv6",
+        "--service-cluster-ip-range",
+        "--configure-cloud-routes",
+        "--route-reconciliation-period",
+        "--node-monitor-period",
+        "--node-status-update-frequency",
+        "--concurrent-service-syncs",
+        "--leader-elect-resource-namespace",
+        "--leader-migration-config",
+        "--enable-leader-migration",
+        "--bind-address",
+        "--secure-port",
+        "--authorization-always-allow-paths",
+        "--kube-api-burst",
+        "--min-resync-period",
+        "--controller-start-interval",
+        "--use-service-account-credentials",
+        "--allow-untagged-cloud",
+        "--external-cloud-volume-plugin",
+        "--contention-profiling",
+        "--enable-dynamic-reloading",
+        "--cloud-config-secret-namespace",
+        "--cloud-config-key",
+        "--node-filter-requirements",
+        "--feature-gates",
+        "--log-flush-frequency",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn bad_flags_exit_non_zero_naming_the_flag() {
+    let config = "--cloud-config=/nonexistent/azure.json";
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["--no-such-flag"], &["--no-such-flag"]),
+        (&[], &["--cloud-config"]),
+        (
+            &[config, "--cloud-provider=aws"],
+            &["--cloud-provider", "aws"],
+        ),
+        (
+            &[config, "--concurrent-service-syncs=2"],
+            &["--concurrent-service-syncs", "2"],
+        ),
+        (
+            &[config, "--controllers=*,-nodeipam"],
+            &["--controllers", "-nodeipam", "node-route-controller"],
+        ),
+        (
+            &[config, "--cluster-cidr=10.0.0.0/16,10.1.0.0/16,fd00::/48"],
+            &["--cluster-cidr"],
+        ),
+        (&[config], &["--cluster-cidr", "--configure-cloud-routes"]),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--allocate-node-cidrs",
+            ],
+            &["--cluster-cidr"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--leader-elect-resource-lock=endpoints",
+            ],
+            &["--leader-elect-resource-lock", "endpoints"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--leader-elect-renew-deadline=20s",
+            ],
+            &["--leader-elect-renew-deadline"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--leader-elect-retry-period=5x",
+            ],
+            &["--leader-elect-retry-period", "5x"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--enable-leader-migration",
+                "--leader-elect=false",
+            ],
+            &["leader"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--tls-cert-file=/nonexistent/tls.crt",
+            ],
+            &["--tls-private-key-file"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--tls-cert-file=/nonexistent/tls.crt",
+                "--tls-private-key-file=/nonexistent/tls.key",
+            ],
+            &["--tls-cert-file", "/nonexistent/tls.crt"],
+        ),
+        (&[config, "--secure-port=https"], &["--secure-port"]),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--node-monitor-period=0",
+            ],
+            &["--node-monitor-period=0"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--kube-api-burst=0",
+            ],
+            &["--kube-api-burst=0"],
+        ),
+        (
+            &[config, "--cidr-allocator-type=Magic"],
+            &["--cidr-allocator-type"],
+        ),
+        (
+            &[
+                config,
+                "--configure-cloud-routes=false",
+                "--kubeconfig=/nonexistent/kubeconfig",
+            ],
+            &["--kubeconfig", "/nonexistent/kubeconfig"],
+        ),
+    ];
+    for (args, named) in cases {
+        let output = run(args);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        let message = String::from_utf8_lossy(&output.stderr);
+        for word in *named {
+            assert!(message.contains(word), "{args:?}: {word} not in: {message}");
+        }
+    }
+}
+
+fn tainted_node(name: &str) -> Node {
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            taints: Some(vec![Taint {
+                key: UNINITIALIZED.to_owned(),
+                value: Some("true".to_owned()),
+                effect: "NoSchedule".to_owned(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn is_initialised(node: &Node) -> bool {
+    let spec = node.spec.as_ref();
+    spec.and_then(|s| s.taints.as_ref())
+        .is_none_or(|t| t.iter().all(|t| t.key != UNINITIALIZED))
+        && spec.and_then(|s| s.provider_id.as_ref()).is_some()
+}
+
+/// azure.json for the client-secret app of small.yaml.
+fn azure_json(fake: &FakeAzure, dir: &Path) -> PathBuf {
+    let path = dir.join("azure.json");
+    let text = format!(
+        r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
+             "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
+             "aadClientId": "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11",
+             "aadClientSecret": "fake-secret-not-for-production",
+             "resourceGroup": "k8s-small-rg", "location": "eastus", "vmType": "standard"}}"#,
+        fake.base, fake.tenant, fake.subscription
+    );
+    std::fs::write(&path, text).expect("write azure.json");
+    path
+}
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+/// One running manager, its secure port and its log file.
+struct Manager {
+    child: Mutex<Child>,
+    port: u16,
+    log: tempfile::NamedTempFile,
+}
+
+impl Manager {
+    fn start(fake: &FakeAzure, api: &ApiServer, config: &Path, extra: &[&str]) -> Manager {
+        let config = format!("--cloud-config={}", config.display());
+        Self::start_with(fake, api, &[&config], extra)
+    }
+
+    fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
+        let log = tempfile::NamedTempFile::new().expect("log file");
+        let port = free_port();
+        let child = cloud_controller_manager()
+            .args(source)
+            .arg("--kubeconfig")
+            .arg(api.kubeconfig())
+            .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
+            .arg(format!("--secure-port={port}"))
+            .args(extra)
+            .env("SSL_CERT_FILE", &fake.ca_file)
+            .stdout(Stdio::null())
+            .stderr(log.reopen().expect("log handle"))
+            .spawn()
+            .expect("spawn cloud-controller-manager");
+        Manager {
+            child: Mutex::new(child),
+            port,
+            log,
+        }
+    }
+
+    fn logs(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
+
+    fn child(&self) -> std::sync::MutexGuard<'_, Child> {
+        self.child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn assert_running(&self) {
+        let exited = self.child().try_wait().expect("poll");
+        assert!(exited.is_none(), "exited {exited:?}:\n{}", self.logs());
+    }
+
+    async fn get(&self, path: &str) -> Option<(u16, String)> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        // The certificate is self-signed: what is checked is that the port speaks HTTPS.
+        let client = reqwest::Client::builder()
+            .danger_accept_invalid_certs(true)
+            .build()
+            .expect("client");
+        let response = client
+            .get(format!("https://127.0.0.1:{}{path}", self.port))
+            .send()
+            .await
+            .ok()?;
+        let status = response.status().as_u16();
+        Some((status, response.text().await.ok()?))
+    }
+
+    fn terminate(&self) -> std::process::ExitStatus {
+        let pid = self.child().id();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .expect("kill -TERM");
+        assert!(status.success());
+        self.child().wait().expect("wait")
+    }
+}
+
+impl Drop for Manager {
+    fn drop(&mut self) {
+        let mut child = self.child();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// Polls `check` every 200 ms for up to 60 s while `managers` keep running.
+async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        for manager in managers {
+            manager.assert_running();
+        }
+        let logs: Vec<String> = managers.iter().map(|m| m.logs()).collect();
+        assert!(Instant::now() < deadline, "timed out: {what}\n{logs:#?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn holder(leases: &Api<Lease>) -> Option<String> {
+    holder_of(leases, "cloud-controller-manager").await
+}
+
+async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
+    leases
+        .get_opt(name)
+        .await
+        .expect("get lease")
+        .and_then(|l| l.spec)
+        .and_then(|s| s.holder_identity)
+        .filter(|h| !h.is_empty())
+}
+
+/// The agent nodes of small.yaml.
+fn agent_nodes(fake: &FakeAzure) -> Vec<String> {
+    fake.imds
+        .iter()
+        .map(|(name, _)| name.clone())
+        .filter(|name| name.contains("agentpool"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = azure_json(&fake, dir.path());
+    let client = api.client().await;
+    let nodes: Api<Node> = Api::all(client.clone());
+    let leases: Api<Lease> = Api::namespaced(client, "kube-system");
+    let agents = agent_nodes(&fake);
+    assert!(agents.len() >= 2, "small.yaml needs two agents: {agents:?}");
+
+    let first = Manager::start(&fake, &api, &config, &[]);
+    let first_identity = wait_for("the first manager leads", &[&first], || holder(&leases)).await;
+
+    // Health over HTTPS, anonymously, with the self-signed certificate.
+    let (status, body) = wait_for("/healthz answers", &[&first], || first.get("/healthz")).await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+    for path in ["/readyz", "/livez", "/healthz/leaderElection"] {
+        let answer = first.get(path).await;
+        assert_eq!(answer.map(|(s, _)| s), Some(200), "{path}");
+    }
+    let (status, configz) = first.get("/configz").await.expect("/configz");
+    assert_eq!(status, 200);
+    let configz: serde_json::Value = serde_json::from_str(&configz).expect("configz JSON");
+    let component = &configz["cloudcontrollermanager.config.k8s.io"];
+    assert_eq!(
+        component["KubeCloudShared"]["ClusterName"], "kubernetes",
+        "{configz}"
+    );
+    assert!(
+        !configz
+            .to_string()
+            .contains("fake-secret-not-for-production")
+    );
+
+    // The second manager stands by while the first holds the Lease.
+    let second = Manager::start(&fake, &api, &config, &[]);
+    wait_for("the second manager serves", &[&first, &second], || {
+        second.get("/healthz")
+    })
+    .await;
+
+    // The leader initialises a tainted Node (ARM calls: the metrics show them).
+    nodes
+        .create(&PostParams::default(), &tainted_node(&agents[0]))
+        .await
+        .expect("create node");
+    wait_for(
+        "the leader initialises the Node",
+        &[&first, &second],
+        || async { nodes.get(&agents[0]).await.ok().filter(is_initialised) },
+    )
+    .await;
+    let (status, metrics) = first.get("/metrics").await.expect("/metrics");
+    assert_eq!(status, 200);
+    assert!(
+        metrics.contains("cloudprovider_azure_api_request_duration_seconds_count{")
+            && metrics.contains("running_managed_controllers")
+            && metrics
+                .contains("leader_election_master_status{name=\"cloud-controller-manager\"} 1")
+            && metrics.contains("process_cpu_seconds_total"),
+        "{metrics}"
+    );
+    assert_eq!(
+        holder(&leases).await.as_deref(),
+        Some(first_identity.as_str())
+    );
+    assert!(
+        first.logs().contains("starting controller"),
+        "{}",
+        first.logs()
+    );
+    assert!(
+        !second.logs().contains("starting controller"),
+        "{}",
+        second.logs()
+    );
+    // A health check per running controller: on the leader only.
+    let status = |answer: Option<(u16, String)>| answer.map(|(s, _)| s);
+    assert_eq!(status(first.get("/healthz/cloud-node").await), Some(200));
+    assert_eq!(
+        status(first.get("/healthz/cloud-node-lifecycle-controller").await),
+        Some(200)
+    );
+    assert_eq!(status(second.get("/healthz/cloud-node").await), Some(404));
+    assert_eq!(status(first.get("/healthz/no-such-check").await), Some(404));
+
+    // SIGTERM: the first exits 0 and releases the Lease; the second takes over and initialises
+    // the next Node.
+    let exit = first.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", first.logs());
+    // Released, not left to expire: the record no longer names the first manager.
+    assert_ne!(
+        holder(&leases).await.as_deref(),
+        Some(first_identity.as_str()),
+        "the Lease was not released"
+    );
+    let second_identity = wait_for("the second manager leads", &[&second], || async {
+        holder(&leases).await.filter(|h| *h != first_identity)
+    })
+    .await;
+    assert_ne!(second_identity, first_identity);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&agents[1]))
+        .await
+        .expect("create node");
+    wait_for(
+        "the new leader initialises the Node",
+        &[&second],
+        || async { nodes.get(&agents[1]).await.ok().filter(is_initialised) },
+    )
+    .await;
+    assert!(
+        second.logs().contains("starting controller"),
+        "{}",
+        second.logs()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_exits_before_taking_the_lease() {
+    let api = ApiServer::start();
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    let kubeconfig = format!("--kubeconfig={}", api.kubeconfig().display());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("azure.json");
+    std::fs::write(&garbage, "{\"vmType\": \"nonsense\"").expect("write");
+    let garbage = format!("--cloud-config={}", garbage.display());
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--cloud-config=/nonexistent/azure.json",
+                "--configure-cloud-routes=false",
+            ],
+            "/nonexistent/azure.json",
+        ),
+        (&[&garbage, "--configure-cloud-routes=false"], "azure.json"),
+        (
+            &[
+                &garbage,
+                "--configure-cloud-routes=false",
+                "--concurrent-service-syncs=5",
+            ],
+            "--concurrent-service-syncs",
+        ),
+    ];
+    for (args, named) in cases {
+        let output = cloud_controller_manager()
+            .arg(&kubeconfig)
+            .args(*args)
+            .args(["--secure-port=0"])
+            .output()
+            .expect("run cloud-controller-manager");
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?}: {message}");
+        assert!(message.contains(named), "{args:?}: {message}");
+        assert_eq!(holder(&leases).await, None, "{args:?}: a Lease was taken");
+        assert!(
+            leases
+                .get_opt("cloud-controller-manager")
+                .await
+                .expect("get lease")
+                .is_none(),
+            "{args:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leader_migration_takes_the_migration_lease_after_the_main_one() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = azure_json(&fake, dir.path());
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    let manager = Manager::start(&fake, &api, &config, &["--enable-leader-migration"]);
+    let main = wait_for("the main Lease is held", &[&manager], || holder(&leases)).await;
+    let migration = wait_for("the migration Lease is held", &[&manager], || {
+        holder_of(&leases, "cloud-provider-extraction-migration")
+    })
+    .await;
+    assert_eq!(main, migration, "one identity holds both");
+    // The built-in config migrates cloud-node-lifecycle; it starts only under both Leases.
+    wait_for("cloud-node-lifecycle starts", &[&manager], || async {
+        let logs = manager.logs();
+        (logs.contains("cloud-node-lifecycle-controller: migrated")
+            && logs.contains("starting controller controller=\"cloud-node-lifecycle-controller\""))
+        .then_some(())
+    })
+    .await;
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+    for lease in [
+        "cloud-controller-manager",
+        "cloud-provider-extraction-migration",
+    ] {
+        assert_eq!(
+            holder_of(&leases, lease).await,
+            None,
+            "{lease} not released"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_the_cloud_config_from_a_secret_without_a_file() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(azure_json(&fake, dir.path())).expect("azure.json");
+    let client = api.client().await;
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), "kube-system");
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some("azure-cloud-provider".to_owned()),
+            ..Default::default()
+        },
+        // `data`, not `stringData`: the embedded API server does not fold stringData into data.
+        data: Some([("cloud-config".to_owned(), ByteString(text.into_bytes()))].into()),
+        ..Default::default()
+    };
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create secret");
+    let nodes: Api<Node> = Api::all(client);
+    let agent = agent_nodes(&fake).remove(0);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&agent))
+        .await
+        .expect("create node");
+    let manager = Manager::start_with(
+        &fake,
+        &api,
+        &[
+            "--enable-dynamic-reloading",
+            "--cloud-config-secret-name=azure-cloud-provider",
+        ],
+        &[],
+    );
+    wait_for("the Node is initialised", &[&manager], || async {
+        nodes.get(&agent).await.ok().filter(is_initialised)
+    })
+    .await;
+    let logs = manager.logs();
+    assert!(
+        logs.contains("kube-system/azure-cloud-provider")
+            && logs.contains("--enable-dynamic-reloading"),
+        "{logs}"
+    );
+    assert!(!logs.contains("fake-secret-not-for-production"), "{logs}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_leader_election_runs_the_selected_controllers_at_once() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = azure_json(&fake, dir.path());
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    let manager = Manager::start(
+        &fake,
+        &api,
+        &config,
+        &["--leader-elect=false", "--controllers=*,-cloud-node"],
+    );
+    let started = |name: &str| format!("starting controller controller=\"{name}\"");
+    wait_for("cloud-node-lifecycle starts", &[&manager], || async {
+        manager
+            .logs()
+            .contains(&started("cloud-node-lifecycle-controller"))
+            .then_some(())
+    })
+    .await;
+    let logs = manager.logs();
+    assert!(!logs.contains(&started("cloud-node-controller")), "{logs}");
+    assert!(
+        logs.contains("service-lb-controller") && logs.contains("not available in this build"),
+        "{logs}"
+    );
+    assert!(
+        leases
+            .list(&Default::default())
+            .await
+            .expect("list")
+            .items
+            .is_empty()
+    );
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+}
