@@ -226,15 +226,26 @@ impl LbReconciler {
         }
     }
 
-    /// Node IPs seen before that the current eligible set no longer has.
-    fn departed_node_ips(&self, eligible: &[&Node]) -> Vec<IpAddr> {
+    /// Node IPs the Service's rules must no longer name: with floating IP off, the nodes that
+    /// left the eligible set; with floating IP on, every node IP (the Service may have had
+    /// floating IP off before) when the other Services are known.
+    fn stale_node_ips(&self, svc: &LbService, eligible: &[&Node]) -> Vec<IpAddr> {
         let current: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
             .iter()
             .flat_map(|f| node_ips(eligible, *f))
             .collect();
+        // Without the cluster's Services the plan cannot tell which node IPs other
+        // floating-IP-off Services still need, so only departed nodes are taken out then.
+        let sweep_all = svc.rules.floating_ip
+            && self.services.read().map(|s| s.is_some()).unwrap_or(false);
         self.seen_node_ips
             .lock()
-            .map(|seen| seen.iter().filter(|ip| !current.contains(ip)).copied().collect())
+            .map(|seen| {
+                seen.iter()
+                    .filter(|ip| sweep_all || !current.contains(ip))
+                    .copied()
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -399,9 +410,21 @@ impl LbReconciler {
 
         if !svc.security.disabled {
             let dst = destinations(svc, &lb_status, &eligible);
-            let others = self.sharing_services(svc, &dst, &[&lb], &known);
-            let departed = self.departed_node_ips(&eligible);
-            self.ensure_nsg(svc, &dst, &others, departed).await?;
+            let mut stale = self.stale_node_ips(svc, &eligible);
+            for lb in snap.wanted.iter().chain(snap.flipped.iter()) {
+                if let Some(before) = status(lb, svc, &draft.known) {
+                    stale.extend(ingress_ips(&before, svc));
+                }
+            }
+            stale.extend(
+                draft
+                    .pip_plan
+                    .deletes
+                    .iter()
+                    .filter_map(publicip::plan::address_of),
+            );
+            let lbs: Vec<&LoadBalancer> = std::iter::once(&lb).chain(snap.flipped.iter()).collect();
+            self.ensure_nsg(svc, &dst, stale, &lbs, &known).await?;
         }
 
         if let Some(flipped) = &snap.flipped {
@@ -414,26 +437,42 @@ impl LbReconciler {
         Ok(lb_status)
     }
 
-    /// Puts the Service's NSG rules in place, keeping what `others` need; with floating IP off,
-    /// node IPs that `departed` the eligible set are taken out first (one PUT for both).
+    /// Puts the Service's NSG rules in place in one write: first every `stale` destination (what
+    /// the Service pointed at before: old frontend IPs, released PIPs, node IPs) is taken out, then
+    /// the current ones are added, in both steps keeping what the other Services sharing these
+    /// addresses still need (they come from the [`ServiceSource`]; without one nothing is shared).
     async fn ensure_nsg(
         &self,
         svc: &LbService,
         dst: &nsg::Destinations,
-        others: &[(LbService, nsg::Destinations)],
-        departed: Vec<IpAddr>,
+        stale: Vec<IpAddr>,
+        lbs: &[&LoadBalancer],
+        known: &[(String, IpAddr)],
     ) -> Result<(), LbError> {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
+        let stale: Vec<IpAddr> = stale
+            .into_iter()
+            .filter(|ip| !dst.frontend_ips.contains(ip) && !dst.backend_ips.contains(ip))
+            .collect();
+        let (stale_frontends, stale_backends): (Vec<IpAddr>, Vec<IpAddr>) = {
+            let nodes = self.seen_node_ips.lock().map(|s| s.clone()).unwrap_or_default();
+            stale.into_iter().partition(|ip| !nodes.contains(ip))
+        };
+        let gone = nsg::Destinations {
+            frontend_ips: stale_frontends,
+            backend_ips: stale_backends,
+        };
+        let both = nsg::Destinations {
+            frontend_ips: [dst.frontend_ips.clone(), gone.frontend_ips.clone()].concat(),
+            backend_ips: [dst.backend_ips.clone(), gone.backend_ips.clone()].concat(),
+        };
+        let others = self.sharing_services(svc, &both, lbs, known);
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
         let mut working = current.clone();
-        if !svc.rules.floating_ip && !departed.is_empty() {
-            let gone = nsg::Destinations {
-                frontend_ips: Vec::new(),
-                backend_ips: departed,
-            };
+        if !gone.frontend_ips.is_empty() || !gone.backend_ips.is_empty() {
             if let Some(cleaned) = nsg::plan_remove_shared(&working, svc, &gone, &others) {
                 working = cleaned;
             }
@@ -594,9 +633,8 @@ impl LbReconciler {
                     backend_ips,
                 };
                 let known = addresses(&pips);
-                let others = self.sharing_services(svc, &dst, &[&current], &known);
-                let departed = self.departed_node_ips(&eligible);
-                self.ensure_nsg(svc, &dst, &others, departed).await?;
+                let stale = self.stale_node_ips(svc, &eligible);
+                self.ensure_nsg(svc, &dst, stale, &[&current], &known).await?;
             }
         }
         Ok(())
