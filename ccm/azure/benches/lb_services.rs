@@ -21,12 +21,16 @@ mod lb_services;
 #[path = "../tests/it/resource_models.rs"]
 mod resource_models;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use ccm_cloud::LoadBalancer;
-use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeStatus, Service};
 use reqwest::Method;
+use serde_json::json;
+
+use crate::cluster::node;
+use crate::resource_models::Arm;
 
 use crate::lb_services::{Bed, CLUSTER, SMALL, service};
 
@@ -215,6 +219,104 @@ async fn big(pool_type: &str, count: usize) {
         join.line()
     );
     println!("{}", join.breakdown());
+
+    let Some(scale_set) = described["scaleSet"].as_str() else {
+        return;
+    };
+    let scale_set = scale_set.rsplit('/').next().unwrap_or(scale_set);
+    let Some(new_node) = scale_out(&bed, scale_set).await else {
+        return;
+    };
+    let new_name = new_node.metadata.name.clone().unwrap_or_default();
+    let mut grown = all.clone();
+    grown.push(new_node);
+    bed.cluster.clear_journal().await;
+    let started = Instant::now();
+    for svc in &services {
+        bed.lb()
+            .update_load_balancer(CLUSTER, svc, &grown)
+            .await
+            .unwrap_or_else(|e| panic!("update: {e}"));
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let scaled = Calls::of(&bed.cluster.arm_calls().await);
+    println!(
+        "join of {new_name} (new instance of {scale_set}, admin scale-out): update_load_balancer x{count} in {secs:.1} s | {}",
+        scaled.line()
+    );
+    println!("{}", scaled.breakdown());
+    if pool_type == "nodeIPConfiguration" {
+        for name in [&joiner_name, &new_name] {
+            println!(
+                "    {name} in the pool kubernetes/kubernetes: {}",
+                in_cluster_pool(&bed, name).await
+            );
+        }
+    }
+}
+
+/// Does the machine of node `name` reference the cluster LB's pool (nodeIPConfiguration)?
+async fn in_cluster_pool(bed: &Bed, name: &str) -> bool {
+    let described = bed.cluster.described(name).await;
+    let Some(id) = described["resourceId"].as_str() else {
+        return false;
+    };
+    let arm = Arm::new(&bed.cluster.fake).await;
+    let doc = arm.get(&format!("{id}?api-version=2024-07-01")).await;
+    doc.to_string()
+        .to_ascii_lowercase()
+        .contains("/loadbalancers/kubernetes/backendaddresspools/kubernetes")
+}
+
+/// Adds one instance to `scale_set` through the fake's admin API; its Node object.
+async fn scale_out(bed: &Bed, scale_set: &str) -> Option<Node> {
+    let before: BTreeSet<String> = bed.cluster.node_names().into_iter().collect();
+    let fake = &bed.cluster.fake;
+    let set = fake
+        .admin(
+            Method::GET,
+            &format!(
+                "/admin/compute/nodes/{}",
+                before.iter().find(|n| n.starts_with(scale_set))?
+            ),
+            None,
+        )
+        .await
+        .1;
+    let members = before.iter().filter(|n| n.starts_with(scale_set)).count();
+    let (status, body) = fake
+        .admin(
+            Method::POST,
+            &format!("/admin/compute/scale-sets/{scale_set}/scale"),
+            Some(json!({ "instances": members + 1 })),
+        )
+        .await;
+    if status != 200 {
+        println!("scale-out of {scale_set} refused ({status}): {body} ({set})");
+        return None;
+    }
+    let added = body["nodes"]
+        .as_array()?
+        .iter()
+        .filter_map(|n| n["nodeName"].as_str())
+        .find(|n| !before.contains(*n))?
+        .to_string();
+    let described = bed.cluster.described(&added).await;
+    let addresses = described["privateIps"]
+        .as_array()?
+        .iter()
+        .filter_map(|ip| ip.as_str())
+        .map(|ip| NodeAddress {
+            type_: "InternalIP".to_string(),
+            address: ip.to_string(),
+        })
+        .collect();
+    let mut node = node(&added, &[]);
+    node.status = Some(NodeStatus {
+        addresses: Some(addresses),
+        ..Default::default()
+    });
+    Some(node)
 }
 
 /// One Service create on small.yaml: every path read or written, with counts.
