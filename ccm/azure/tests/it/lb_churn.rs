@@ -24,6 +24,13 @@ use crate::lb_services::{Bed, CLUSTER, SMALL, ingress_ips, service};
 
 /// Service slots (names `svc-<slot>`); a slot deleted and created again gets a new UID.
 const SLOTS: usize = 4;
+// Service templates (see [`churn_service`]).
+const PUBLIC: usize = 0;
+const INTERNAL_TEMPLATE: usize = 1;
+const UDP: usize = 2;
+const ETP_LOCAL: usize = 3;
+const IDLE_TIMEOUT: usize = 4;
+const FLOATING_OFF: usize = 5;
 /// Port variants of [`churn_service`].
 const PORT_VARIANTS: usize = 3;
 const OUTBOUND_FRONTEND: &str = "outbound";
@@ -67,22 +74,28 @@ fn step(templates: fn(usize) -> &'static [usize]) -> impl Strategy<Value = Step>
 
 /// Every template in every slot.
 fn any_template(_slot: usize) -> &'static [usize] {
-    &[0, 1, 2, 3, 4, 5]
+    &[
+        PUBLIC,
+        INTERNAL_TEMPLATE,
+        UDP,
+        ETP_LOCAL,
+        IDLE_TIMEOUT,
+        FLOATING_OFF,
+    ]
 }
 
 /// Even slots public (floating IP on), odd slots internal: no public/internal flip and no
 /// floating IP off, the transitions whose NSG leftovers the ignored tests below show.
 fn stable_kind(slot: usize) -> &'static [usize] {
     if slot.is_multiple_of(2) {
-        &[0, 2, 3, 4]
+        &[PUBLIC, UDP, ETP_LOCAL, IDLE_TIMEOUT]
     } else {
-        &[1]
+        &[INTERNAL_TEMPLATE]
     }
 }
 
-/// The Service of `slot` (generation `generation`) built from a template:
-/// 0 public TCP, 1 internal, 2 public UDP, 3 externalTrafficPolicy Local, 4 TCP idle timeout
-/// annotation, 5 floating IP off. Ports stay in the slot's own range so public Services never
+/// The Service of `slot` (generation `generation`) built from a template: public TCP, internal,
+/// public UDP, externalTrafficPolicy Local, TCP idle timeout annotation, floating IP off. Ports stay in the slot's own range so public Services never
 /// share a frontend port.
 fn churn_service(slot: usize, generation: usize, template: usize, ports: usize) -> Service {
     let port = 1000 + 10 * slot as i32;
@@ -93,20 +106,20 @@ fn churn_service(slot: usize, generation: usize, template: usize, ports: usize) 
         _ => vec![(port, node_port), (port + 2, node_port + 2)],
     };
     let annotations: Vec<(&str, &str)> = match template {
-        1 => vec![(INTERNAL, "true")],
-        4 => vec![(TCP_IDLE_TIMEOUT, "10")],
-        5 => vec![(DISABLE_FLOATING_IP, "true")],
+        INTERNAL_TEMPLATE => vec![(INTERNAL, "true")],
+        IDLE_TIMEOUT => vec![(TCP_IDLE_TIMEOUT, "10")],
+        FLOATING_OFF => vec![(DISABLE_FLOATING_IP, "true")],
         _ => Vec::new(),
     };
     let uid = format!("{slot:02x}{generation:06x}-0000-4000-8000-00000000c0de");
     let mut svc = service(&format!("svc-{slot}"), &uid, &annotations, &port_list);
     let spec = svc.spec.as_mut().expect("spec");
-    if template == 2 {
+    if template == UDP {
         for p in spec.ports.iter_mut().flatten() {
             p.protocol = Some("UDP".to_string());
         }
     }
-    if template == 3 {
+    if template == ETP_LOCAL {
         spec.external_traffic_policy = Some("Local".to_string());
         spec.health_check_node_port = Some(32000 + slot as i32);
     }
@@ -229,6 +242,7 @@ fn assert_same<T: serde::Serialize>(what: &str, churned: &T, fresh: &T, steps: &
     );
 }
 
+/// The elements of a JSON array by their `name`.
 fn named(items: &Value) -> BTreeMap<String, Value> {
     items
         .as_array()
@@ -252,7 +266,7 @@ struct ArmState {
     pips: BTreeMap<String, Value>,
     /// Managed NSG rules (`k8s-azure-lb*`) by name.
     nsg_rules: BTreeMap<String, Value>,
-    /// NIC name → pool ids its ipconfigs reference (only pools of `compared_lbs`).
+    /// NIC name → pool ids its ipconfigs reference (only pools of the LBs in use).
     nic_pools: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -624,13 +638,6 @@ fn up(slot: usize, template: usize, ports: usize) -> Step {
         ports,
     }
 }
-
-const PUBLIC: usize = 0;
-const INTERNAL_TEMPLATE: usize = 1;
-const UDP: usize = 2;
-const ETP_LOCAL: usize = 3;
-const IDLE_TIMEOUT: usize = 4;
-const FLOATING_OFF: usize = 5;
 
 fn toggle(agent: usize) -> Step {
     Step::ToggleAgent { agent }
