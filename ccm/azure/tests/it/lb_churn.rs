@@ -310,8 +310,9 @@ async fn ip_labels(
     out
 }
 
-/// The ARM state of `bed`. NIC pool references are compared only for the LBs in `lbs_in_use`: an
-/// LB no live Service uses is not reconciled on node changes by anyone (upstream neither).
+/// The ARM state of `bed`. Pool members (nodeIP addresses, NIC references) are compared only
+/// for the LBs in `lbs_in_use`: nobody reconciles the members of an LB no live Service uses
+/// (upstream neither), and the cluster LB's pool also serves its outbound rule.
 async fn arm_state(
     bed: &Bed,
     statuses: &BTreeMap<String, Vec<String>>,
@@ -321,7 +322,21 @@ async fn arm_state(
     let lbs = bed.get("loadBalancers").await;
     let lbs: BTreeMap<String, Value> = named(&lbs["value"])
         .into_iter()
-        .map(|(k, v)| (k, normalise(&v, &ips)))
+        .map(|(name, lb)| {
+            let mut lb = normalise(&lb, &ips);
+            if !lbs_in_use.contains(&name)
+                && let Some(pools) = lb
+                    .pointer_mut("/properties/backendAddressPools")
+                    .and_then(Value::as_object_mut)
+            {
+                for pool in pools.values_mut() {
+                    if let Some(props) = pool["properties"].as_object_mut() {
+                        props.remove("loadBalancerBackendAddresses");
+                    }
+                }
+            }
+            (name, lb)
+        })
         .collect();
     let pips = bed.get("publicIPAddresses").await;
     let pips = named(&pips["value"])
