@@ -5,6 +5,7 @@ mod cluster;
 mod credentials;
 mod fake_azure;
 mod imds_node_metadata;
+mod lb_churn;
 mod lb_lifecycle;
 mod lb_plan;
 mod lb_pools;
