@@ -236,8 +236,8 @@ impl LbReconciler {
             .collect();
         // Without the cluster's Services the plan cannot tell which node IPs other
         // floating-IP-off Services still need, so only departed nodes are taken out then.
-        let sweep_all = svc.rules.floating_ip
-            && self.services.read().map(|s| s.is_some()).unwrap_or(false);
+        let sweep_all =
+            svc.rules.floating_ip && self.services.read().map(|s| s.is_some()).unwrap_or(false);
         self.seen_node_ips
             .lock()
             .map(|seen| {
@@ -452,12 +452,24 @@ impl LbReconciler {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
-        let stale: Vec<IpAddr> = stale
-            .into_iter()
-            .filter(|ip| !dst.frontend_ips.contains(ip) && !dst.backend_ips.contains(ip))
-            .collect();
+        // The addresses the rules point at now: frontend IPs with floating IP on, node IPs
+        // with it off (then the frontend IPs themselves are stale).
+        let live = if svc.rules.floating_ip {
+            &dst.frontend_ips
+        } else {
+            &dst.backend_ips
+        };
+        let mut stale = stale;
+        if !svc.rules.floating_ip {
+            stale.extend(dst.frontend_ips.iter().copied());
+        }
+        let stale: Vec<IpAddr> = stale.into_iter().filter(|ip| !live.contains(ip)).collect();
         let (stale_frontends, stale_backends): (Vec<IpAddr>, Vec<IpAddr>) = {
-            let nodes = self.seen_node_ips.lock().map(|s| s.clone()).unwrap_or_default();
+            let nodes = self
+                .seen_node_ips
+                .lock()
+                .map(|s| s.clone())
+                .unwrap_or_default();
             stale.into_iter().partition(|ip| !nodes.contains(ip))
         };
         let gone = nsg::Destinations {
@@ -472,8 +484,21 @@ impl LbReconciler {
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
         let mut working = current.clone();
-        if !gone.frontend_ips.is_empty() || !gone.backend_ips.is_empty() {
-            if let Some(cleaned) = nsg::plan_remove_shared(&working, svc, &gone, &others) {
+        // The plan reads frontend or node destinations by the Service's floating-IP switch, so
+        // each kind is swept with the switch that names it (and without the additional IPs,
+        // which stay wanted).
+        let mut sweeper = svc.clone();
+        sweeper.additional_public_ips.clear();
+        for (floating_ip, ips) in [(true, &gone.frontend_ips), (false, &gone.backend_ips)] {
+            if ips.is_empty() {
+                continue;
+            }
+            sweeper.rules.floating_ip = floating_ip;
+            let only = nsg::Destinations {
+                frontend_ips: if floating_ip { ips.clone() } else { Vec::new() },
+                backend_ips: if floating_ip { Vec::new() } else { ips.clone() },
+            };
+            if let Some(cleaned) = nsg::plan_remove_shared(&working, &sweeper, &only, &others) {
                 working = cleaned;
             }
         }
@@ -634,7 +659,8 @@ impl LbReconciler {
                 };
                 let known = addresses(&pips);
                 let stale = self.stale_node_ips(svc, &eligible);
-                self.ensure_nsg(svc, &dst, stale, &[&current], &known).await?;
+                self.ensure_nsg(svc, &dst, stale, &[&current], &known)
+                    .await?;
             }
         }
         Ok(())
