@@ -237,14 +237,19 @@ fn free_port() -> u16 {
 }
 
 /// One running manager, its secure port and its log file.
-struct Manager {
+pub(crate) struct Manager {
     child: Mutex<Child>,
     port: u16,
     log: tempfile::NamedTempFile,
 }
 
 impl Manager {
-    fn start(fake: &FakeAzure, api: &ApiServer, config: &Path, extra: &[&str]) -> Manager {
+    pub(crate) fn start(
+        fake: &FakeAzure,
+        api: &ApiServer,
+        config: &Path,
+        extra: &[&str],
+    ) -> Manager {
         let config = format!("--cloud-config={}", config.display());
         Self::start_with(fake, api, &[&config], extra)
     }
@@ -271,7 +276,7 @@ impl Manager {
         }
     }
 
-    fn logs(&self) -> String {
+    pub(crate) fn logs(&self) -> String {
         std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
@@ -302,7 +307,7 @@ impl Manager {
         Some((status, response.text().await.ok()?))
     }
 
-    fn terminate(&self) -> std::process::ExitStatus {
+    pub(crate) fn terminate(&self) -> std::process::ExitStatus {
         let pid = self.child().id();
         let status = Command::new("kill")
             .args(["-TERM", &pid.to_string()])
@@ -322,7 +327,7 @@ impl Drop for Manager {
 }
 
 /// Polls `check` every 200 ms for up to 60 s while `managers` keep running.
-async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], mut check: F) -> T
+pub(crate) async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], mut check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -641,10 +646,13 @@ async fn without_leader_election_runs_the_selected_controllers_at_once() {
     .await;
     let logs = manager.logs();
     assert!(!logs.contains(&started("cloud-node-controller")), "{logs}");
-    assert!(
-        logs.contains("service-lb-controller") && logs.contains("not available in this build"),
-        "{logs}"
-    );
+    wait_for("service-lb-controller starts", &[&manager], || async {
+        manager
+            .logs()
+            .contains(&started("service-lb-controller"))
+            .then_some(())
+    })
+    .await;
     assert!(
         leases
             .list(&Default::default())

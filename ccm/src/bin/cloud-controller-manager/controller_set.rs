@@ -11,6 +11,8 @@ use ccm_controllers::migration::{Classification, ControllerClass, GateState};
 use ccm_controllers::node::{CloudNodeConfig, CloudNodeController, NodeMetrics};
 use ccm_controllers::node_ipam::{IpamConfig, NodeIpamController};
 use ccm_controllers::node_lifecycle::NodeLifecycleController;
+use ccm_controllers::route::{RouteController, RouteControllerConfig, RouteMetrics};
+use ccm_controllers::service::{ServiceController, ServiceControllerConfig, ServiceMetrics};
 use ccm_names::controllers::{CLOUD_NODE, CLOUD_NODE_LIFECYCLE, NODE_IPAM, NODE_ROUTE, SERVICE_LB};
 use futures::future::BoxFuture;
 use prometheus_client::metrics::family::Family;
@@ -19,6 +21,7 @@ use prometheus_client::registry::Registry;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::cluster_feeds;
 use crate::flags::Flags;
 
 /// A controller ready to run: its future ends only on failure.
@@ -36,6 +39,10 @@ pub struct Inputs<'a> {
     pub ipam: Option<&'a IpamConfig>,
     /// Node controller metrics.
     pub node_metrics: NodeMetrics,
+    /// Service controller metrics.
+    pub service_metrics: ServiceMetrics,
+    /// Route controller metrics.
+    pub route_metrics: RouteMetrics,
 }
 
 /// `running_managed_controllers{manager, name}`: 1 while a controller runs.
@@ -109,25 +116,62 @@ fn build(name: &'static str, inputs: &Inputs<'_>) -> anyhow::Result<Option<Work>
                 anyhow::bail!("{NODE_IPAM}: the Node watch ended")
             })
         }
-        SERVICE_LB | NODE_ROUTE => return Ok(service_and_route(name, inputs)),
+        SERVICE_LB | NODE_ROUTE => service_and_route(name, inputs)?,
         _ => return Ok(None),
     };
     Ok(Some(work))
 }
 
-/// ==== Service and route controllers: START THEM HERE. ====
-///
-/// `ccm-controllers` gains `service` and `route` modules in parallel work; once they exist, build
-/// them from `inputs.provider` and `inputs.client` (and `inputs.flags.cluster_name`,
-/// `route_reconciliation_period`, `cluster_cidr`) and return their run futures. Until then the
-/// names are accepted by `--controllers` and this logs that they are not available.
-fn service_and_route(name: &'static str, inputs: &Inputs<'_>) -> Option<Work> {
-    let _ = (&inputs.provider, &inputs.client);
-    tracing::warn!(
-        controller = name,
-        "enabled but not available in this build yet: not started"
-    );
-    None
+/// The Service controller (with the Service feed the NSG plan needs) or the route controller
+/// (with the Node feed the routes need).
+fn service_and_route(name: &'static str, inputs: &Inputs<'_>) -> anyhow::Result<Work> {
+    let client = inputs.client.clone();
+    let provider = inputs.provider.clone();
+    let flags = inputs.flags;
+    if name == SERVICE_LB {
+        let config = ServiceControllerConfig {
+            cluster_name: flags.cluster_name.clone(),
+            concurrent_service_syncs: u16::try_from(flags.concurrent_service_syncs.max(1))
+                .unwrap_or(1),
+            ..ServiceControllerConfig::default()
+        };
+        let (services, feed) = cluster_feeds::services(client.clone());
+        provider
+            .load_balancers()
+            .reconciler()
+            .set_service_source(services);
+        let controller =
+            ServiceController::new(client, provider, config, inputs.service_metrics.clone())
+                .context(SERVICE_LB)?;
+        return Ok(Box::pin(async move {
+            tokio::select! {
+                () = controller.run() => anyhow::bail!("{SERVICE_LB} stopped"),
+                () = feed => anyhow::bail!("{SERVICE_LB}: the Service watch ended"),
+            }
+        }));
+    }
+    let config = RouteControllerConfig::from_flags(
+        &flags.cluster_name,
+        &flags.cluster_cidr,
+        flags.route_reconciliation_period,
+    )
+    .context(NODE_ROUTE)?;
+    let routes = provider.azure_routes().clone();
+    let controller = RouteController::new(
+        client.clone(),
+        provider,
+        config,
+        inputs.route_metrics.clone(),
+    )
+    .map_err(|e| anyhow::anyhow!("{NODE_ROUTE}: {e}"))?;
+    Ok(Box::pin(async move {
+        tokio::select! {
+            () = controller.run() => anyhow::bail!("{NODE_ROUTE} stopped"),
+            () = cluster_feeds::nodes_to_routes(client, routes) => {
+                anyhow::bail!("{NODE_ROUTE}: the Node watch ended")
+            }
+        }
+    }))
 }
 
 /// The controllers built and waiting for their lease.

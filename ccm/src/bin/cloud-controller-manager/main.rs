@@ -30,6 +30,7 @@
 //!   does not set) so a standby takes over at once.
 
 mod cloud_config;
+mod cluster_feeds;
 mod configz;
 mod controller_set;
 mod controllers_flag;

@@ -11,6 +11,8 @@ use ccm_azure::metrics::ArmMetrics;
 use ccm_controllers::leader::default_identity;
 use ccm_controllers::migration::{GateState, LeaseGate, classify};
 use ccm_controllers::node::NodeMetrics;
+use ccm_controllers::route::RouteMetrics;
+use ccm_controllers::service::ServiceMetrics;
 use prometheus_client::registry::Registry;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
@@ -40,6 +42,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let mut registry = Registry::default();
     let arm_metrics = ArmMetrics::register(&mut registry);
     let node_metrics = NodeMetrics::register(&mut registry);
+    let service_metrics = ServiceMetrics::register(&mut registry);
+    let route_metrics = RouteMetrics::register(&mut registry);
     let running = RunningControllers::register(&mut registry);
     let leader_metrics = LeaderMetrics::register(&mut registry);
     registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
@@ -60,6 +64,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         flags: &flags,
         ipam: settings.ipam.as_ref(),
         node_metrics,
+        service_metrics,
+        route_metrics,
     };
     let prepared = controller_set::prepare(&settings.controllers, inputs, &classification)?;
 
