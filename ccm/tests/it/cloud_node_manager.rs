@@ -341,8 +341,21 @@ fn unknown_flags_and_bad_values_exit_non_zero_naming_the_flag() {
             "/nonexistent/kubeconfig",
         ),
         (
-            &["--node-name", "n", "--secure-port", "10263"],
+            &["--node-name", "n", "--secure-port", "https"],
             "--secure-port",
+        ),
+        (
+            &[
+                "--node-name",
+                "n",
+                "--secure-port",
+                "10263",
+                "--tls-cert-file",
+                "/nonexistent/tls.crt",
+                "--tls-private-key-file",
+                "/nonexistent/tls.key",
+            ],
+            "/nonexistent/tls.crt",
         ),
         (
             &["--node-name", "n", "--use-instance-metadata=false"],
@@ -433,4 +446,65 @@ async fn entries(fake: &FakeAzure) -> Vec<serde_json::Value> {
         .as_array()
         .expect("journal entries")
         .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secure_port_serves_healthz_with_the_node_check_over_https() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let (node_name, imds_url) = agent_node(&fake);
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &tainted_node(&node_name))
+        .await
+        .expect("create node");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let port_arg = port.to_string();
+    let (mut cnm, log, _) = run_until_initialised(
+        &fake,
+        &api,
+        &node_name,
+        &imds_url,
+        &["--secure-port", &port_arg, "--bind-address", "127.0.0.1"],
+    )
+    .await;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // Self-signed: what is checked is that the port speaks HTTPS and answers.
+    let client = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .expect("client");
+    for path in [
+        "/healthz",
+        &format!("/healthz/{node_name}"),
+        "/livez",
+        "/readyz",
+    ] {
+        let response = client
+            .get(format!("https://127.0.0.1:{port}{path}"))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.text().await.expect("body"), "ok", "{path}");
+    }
+    let metrics = client
+        .get(format!("https://127.0.0.1:{port}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        metrics.contains("cloud_provider_taint_removal_delay_seconds"),
+        "{metrics}"
+    );
+    let _ = cnm.kill();
+    let _ = cnm.wait();
+    drop(log);
 }

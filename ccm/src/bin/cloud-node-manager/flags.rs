@@ -73,9 +73,25 @@ pub struct Flags {
     #[arg(long, value_parser = duration, default_value = "0", value_name = "DURATION")]
     pub min_resync_period: Duration,
 
-    /// HTTPS port for /healthz; 0 (the default) serves nothing. Other values are not supported yet.
+    /// HTTPS port for /healthz (and /livez, /readyz, /metrics); 0 (the default) serves nothing.
     #[arg(long, default_value_t = 0, value_name = "PORT")]
     pub secure_port: u16,
+
+    /// Address the secure port listens on.
+    #[arg(long, default_value = "0.0.0.0", value_name = "IP")]
+    pub bind_address: std::net::IpAddr,
+
+    /// Serving certificate (PEM); without it a self-signed one for localhost is generated.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// Private key of --tls-cert-file (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_private_key_file: Option<PathBuf>,
+
+    /// Directory keeping the generated serving certificate (ignored with --tls-cert-file).
+    #[arg(long, value_name = "DIR")]
+    pub cert_dir: Option<PathBuf>,
 
     /// Base URL of the Instance Metadata Service [env: AZURE_IMDS_ENDPOINT; default:
     /// http://169.254.169.254].

@@ -6,10 +6,12 @@
 //! Verified (anchor-ccm.md 1.4, upstream `cmd/cloud-node-manager/app/options/options.go`): flag
 //! names and defaults; `--node-name` defaults to the lower-cased host name; `--secure-port` 0
 //! serves nothing; the watch is restricted to `metadata.name=<node-name>`; `--wait-routes` sets
-//! `NetworkUnavailable=True/NodeInitialization`.
+//! `NetworkUnavailable=True/NodeInitialization`; a non-zero `--secure-port` serves `/healthz`
+//! with a ping check named after the node (**[infer]** plus `/livez`, `/readyz` and the node
+//! controller's `/metrics`) over HTTPS (`--tls-*` files, else a self-signed certificate for
+//! localhost, kept in `--cert-dir` when given).
 //!
 //! Not applied yet, or deliberately different:
-//! - a non-zero `--secure-port` is refused with "not supported yet";
 //! - deliberate: ARM mode resolves the VM by `--node-name`, never by the host name as upstream;
 //! - `--min-resync-period` is validated but not applied (kube-rs watches have no informer
 //!   resync); `--kube-api-content-type` is validated, requests are always JSON;
@@ -20,6 +22,7 @@
 
 mod arm_mode;
 mod flags;
+mod health;
 mod run;
 mod wait_routes;
 

@@ -67,12 +67,7 @@ fn imds_client(flags: &Flags) -> anyhow::Result<ImdsClient> {
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or the controller stops (Err).
 pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    if flags.secure_port != 0 {
-        bail!(
-            "--secure-port={}: serving /healthz is not supported yet; use 0",
-            flags.secure_port
-        );
-    }
+    let tls = crate::health::tls(&flags)?;
     let node_name = match &flags.node_name {
         Some(name) if name.is_empty() => bail!("--node-name is empty"),
         Some(name) => name.clone(),
@@ -86,23 +81,28 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
             tracing::warn!("--cloud-config is ignored with --use-instance-metadata=true");
         }
         let provider = ImdsProvider::new(imds, node_name.clone());
-        serve(&flags, client, node_name, provider, &mut registry).await
+        serve(&flags, tls, client, node_name, provider, registry).await
     } else {
         let provider = arm_mode::provider(&flags, &mut registry).await?;
         let client = kube_client(&flags).await?;
-        serve(&flags, client, node_name, provider, &mut registry).await
+        serve(&flags, tls, client, node_name, provider, registry).await
     }
 }
 
 /// Runs the cloud-node controller on `node_name` over `provider` until a signal.
 async fn serve<P: Provider>(
     flags: &Flags,
+    tls: Option<Arc<rustls::ServerConfig>>,
     client: kube::Client,
     node_name: String,
     provider: P,
-    registry: &mut prometheus_client::registry::Registry,
+    mut registry: prometheus_client::registry::Registry,
 ) -> anyhow::Result<()> {
-    let metrics = NodeMetrics::register(registry);
+    let metrics = NodeMetrics::register(&mut registry);
+    let _server = match tls {
+        Some(tls) => Some(crate::health::serve(flags, tls, &node_name, registry).await?),
+        None => None,
+    };
     let config = CloudNodeConfig {
         node_status_update_frequency: flags.node_status_update_frequency,
         node_name: Some(node_name.clone()),

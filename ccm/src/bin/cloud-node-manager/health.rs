@@ -1,0 +1,83 @@
+//! The secure port of cloud-node-manager (off unless `--secure-port` is set, as upstream):
+//! anonymous `/healthz` with a ping check named after the node, `/livez`, `/readyz`, and
+//! `/metrics` (the node controller's metrics).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use azure_ccm::serving_cert::CertSource;
+use prometheus_client::registry::Registry;
+
+use crate::flags::Flags;
+
+/// The upstream pair name of a generated certificate in `--cert-dir`.
+const CERT_PAIR_NAME: &str = "cloud-node-manager";
+
+/// The certificate source of the serving flags; `None` when `--secure-port=0`.
+pub fn tls(flags: &Flags) -> anyhow::Result<Option<Arc<rustls::ServerConfig>>> {
+    if flags.secure_port == 0 {
+        return Ok(None);
+    }
+    let source = CertSource {
+        cert_file: flags.tls_cert_file.clone(),
+        key_file: flags.tls_private_key_file.clone(),
+        cert_dir: flags.cert_dir.clone(),
+        pair_name: CERT_PAIR_NAME.to_owned(),
+    };
+    Ok(Some(source.server_config()?))
+}
+
+async fn ok() -> &'static str {
+    "ok"
+}
+
+async fn metrics(State(registry): State<Arc<Registry>>) -> Response {
+    let mut text = String::new();
+    match prometheus_client::encoding::text::encode(&mut text, &registry) {
+        Ok(()) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// Binds the secure port and serves until the returned sender is dropped or set.
+pub async fn serve(
+    flags: &Flags,
+    tls: Arc<rustls::ServerConfig>,
+    node_name: &str,
+    registry: Registry,
+) -> anyhow::Result<tokio::sync::watch::Sender<bool>> {
+    let addr = SocketAddr::new(flags.bind_address, flags.secure_port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("--bind-address/--secure-port {addr}: cannot listen"))?;
+    let router = Router::new()
+        .route("/healthz", get(ok))
+        .route("/healthz/ping", get(ok))
+        .route(&format!("/healthz/{node_name}"), get(ok))
+        .route("/livez", get(ok))
+        .route("/readyz", get(ok))
+        .route("/metrics", get(metrics))
+        .with_state(Arc::new(registry));
+    let (stop, mut stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        };
+        azure_ccm::https_server::serve(listener, tls, router, shutdown).await;
+    });
+    tracing::info!(%addr, "serving /healthz, /livez, /readyz and /metrics over HTTPS");
+    Ok(stop)
+}
