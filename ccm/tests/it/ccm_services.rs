@@ -105,7 +105,7 @@ async fn arm_writes(fake: &FakeAzure) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_load_balancer_service_gets_its_azure_ip_and_leaves_nothing_behind() {
     // Operations finish at their first poll: the binary polls as production does (Retry-After,
-    // else 30 s), and the order of calls, not their pace, is under test.
+    // else 1 s doubling to 30 s), and the order of calls, not their pace, is under test.
     let fake = FakeAzure::start(&example("small.yaml"), &["--lro-polls", "0"]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,6 +1,11 @@
 //! Long-running operations (arm-imds-aad.md §1.10): poll `Azure-AsyncOperation` (200 with a
 //! `status`) or, without it, `Location` (202 while running); wait `Retry-After` between polls
 //! (capped), stop at a terminal status, and bound the total time.
+//!
+//! Deliberately different from upstream: NRP's LB, PIP and NSG writes send no `Retry-After`, so
+//! the SDK poller waits its fixed 30 s before each poll and a Service create (three writes)
+//! takes at least 90 s. Without `Retry-After` we wait 1 s, then double up to 30 s: an operation
+//! that ends in seconds is seen in seconds, a long one costs at most five more polls.
 
 use std::time::Duration;
 
@@ -13,6 +18,7 @@ use url::Url;
 use super::client::{Answer, ArmClient};
 use super::client_kind::ClientKind;
 use super::error::{ArmError, ErrorDetail};
+use super::options::LroSettings;
 use super::retry_after::retry_after;
 
 /// Body of an `Azure-AsyncOperation` status URL.
@@ -35,6 +41,20 @@ fn terminal(status: &str) -> Option<bool> {
     }
 }
 
+/// The wait before poll number `attempt`: the service's `Retry-After`, else the doubling schedule
+/// from `first_interval` to `default_interval`; never above `max_interval`.
+fn poll_delay(retry_after: Option<Duration>, attempt: u32, lro: &LroSettings) -> Duration {
+    let backoff = || {
+        lro.first_interval
+            .saturating_mul(1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX))
+            .min(lro.default_interval)
+    };
+    retry_after
+        .unwrap_or_else(backoff)
+        .min(lro.max_interval)
+        .max(Duration::from_millis(1))
+}
+
 impl ArmClient {
     fn poll_url(&self, value: &str) -> Result<Url, ArmError> {
         let url = Url::parse(value).map_err(|e| ArmError::InvalidUrl {
@@ -45,20 +65,18 @@ impl ArmClient {
         Ok(url)
     }
 
-    /// Sleeps until the next poll, or fails when that would pass the deadline.
+    /// Sleeps until poll number `attempt` (0 = the first), or fails when that would pass the
+    /// deadline.
     async fn wait_poll(
         &self,
         answer: &Answer,
+        attempt: u32,
         deadline: Instant,
         started: Instant,
         method: &Method,
         url: &Url,
     ) -> Result<(), ArmError> {
-        let lro = &self.options().lro;
-        let delay = retry_after(&answer.headers)
-            .unwrap_or(lro.default_interval)
-            .min(lro.max_interval)
-            .max(Duration::from_millis(1));
+        let delay = poll_delay(retry_after(&answer.headers), attempt, &self.options().lro);
         if Instant::now() + delay > deadline {
             return Err(ArmError::OperationTimeout {
                 method: method.to_string(),
@@ -85,9 +103,11 @@ impl ArmClient {
         if let Some(status_url) = async_operation {
             let status_url = self.poll_url(&status_url)?;
             let mut last = initial;
+            let mut attempt = 0u32;
             loop {
-                self.wait_poll(&last, deadline, started, method, url)
+                self.wait_poll(&last, attempt, deadline, started, method, url)
                     .await?;
+                attempt = attempt.saturating_add(1);
                 last = self
                     .call(client, Method::GET, &status_url, None, None, "poll")
                     .await?;
@@ -122,9 +142,11 @@ impl ArmClient {
             Some(location) if initial.status == 202 => {
                 let location = self.poll_url(&location)?;
                 let mut last = initial;
+                let mut attempt = 0u32;
                 loop {
-                    self.wait_poll(&last, deadline, started, method, url)
+                    self.wait_poll(&last, attempt, deadline, started, method, url)
                         .await?;
+                    attempt = attempt.saturating_add(1);
                     last = self
                         .call(client, Method::GET, &location, None, None, "poll")
                         .await?;
@@ -140,7 +162,30 @@ impl ArmClient {
 
 #[cfg(test)]
 mod tests {
-    use super::terminal;
+    use super::*;
+
+    #[test]
+    fn without_retry_after_polls_start_at_one_second_and_double_to_thirty() {
+        let lro = LroSettings::default();
+        let waits: Vec<u64> = (0..8)
+            .map(|n| poll_delay(None, n, &lro).as_secs())
+            .collect();
+        assert_eq!(waits, vec![1, 2, 4, 8, 16, 30, 30, 30]);
+        assert_eq!(poll_delay(None, 200, &lro), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn retry_after_wins_and_is_capped() {
+        let lro = LroSettings::default();
+        assert_eq!(
+            poll_delay(Some(Duration::from_secs(10)), 0, &lro),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            poll_delay(Some(Duration::from_secs(600)), 3, &lro),
+            Duration::from_secs(60)
+        );
+    }
 
     #[test]
     fn terminal_states() {

@@ -40,7 +40,9 @@ impl Default for RetrySettings {
 /// Long-running operation polling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LroSettings {
-    /// Poll interval when the service sends no `Retry-After` (azure_core's poller default: 30 s).
+    /// First wait without `Retry-After`; each later one doubles, up to `default_interval`.
+    pub first_interval: Duration,
+    /// Longest wait when the service sends no `Retry-After` (azure_core's poller default: 30 s).
     pub default_interval: Duration,
     /// Cap of one poll interval (a larger `Retry-After` is shortened to it).
     pub max_interval: Duration,
@@ -51,6 +53,7 @@ pub struct LroSettings {
 impl Default for LroSettings {
     fn default() -> Self {
         LroSettings {
+            first_interval: Duration::from_secs(1),
             default_interval: Duration::from_secs(30),
             max_interval: Duration::from_secs(60),
             // [infer] Long enough for a VMSS model update; upstream bounds polls by its context.
