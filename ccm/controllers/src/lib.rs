@@ -7,6 +7,7 @@
 //! client-go's exact Lease semantics (expiry from local observation, renew deadline, release on
 //! shutdown, resourceVersion concurrency); the reasons are in [`leader`].
 
+pub mod event_post;
 pub mod leader;
 pub mod migration;
 pub mod node;
