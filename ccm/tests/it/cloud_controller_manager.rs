@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Node, NodeSpec, Secret, Taint};
+use k8s_openapi::api::core::v1::{Node, Secret};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
-use crate::processes::{ApiServer, FakeAzure, cloud_controller_manager, example};
-
-const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+use crate::processes::{
+    ApiServer, FakeAzure, UNINITIALIZED, cloud_controller_manager, example, tainted_node,
+};
 
 fn run(args: &[&str]) -> Output {
     cloud_controller_manager()
@@ -187,25 +187,6 @@ fn bad_flags_exit_non_zero_naming_the_flag() {
         for word in *named {
             assert!(message.contains(word), "{args:?}: {word} not in: {message}");
         }
-    }
-}
-
-fn tainted_node(name: &str) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..Default::default()
-        },
-        spec: Some(NodeSpec {
-            taints: Some(vec![Taint {
-                key: UNINITIALIZED.to_owned(),
-                value: Some("true".to_owned()),
-                effect: "NoSchedule".to_owned(),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
     }
 }
 

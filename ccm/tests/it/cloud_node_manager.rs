@@ -4,32 +4,13 @@
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
+use k8s_openapi::api::core::v1::Node;
 use kube::Api;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::PostParams;
 
-use crate::processes::{ApiServer, FakeAzure, cloud_node_manager, example};
-
-const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
-
-fn tainted_node(name: &str) -> Node {
-    Node {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..Default::default()
-        },
-        spec: Some(NodeSpec {
-            taints: Some(vec![Taint {
-                key: UNINITIALIZED.to_owned(),
-                value: Some("true".to_owned()),
-                effect: "NoSchedule".to_owned(),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
+use crate::processes::{
+    ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, tainted_node,
+};
 
 fn is_initialised(node: &Node) -> bool {
     let spec = node.spec.as_ref();

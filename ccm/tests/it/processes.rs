@@ -3,6 +3,31 @@
 use std::process::Command;
 
 pub use fake_process::{ApiServer, FakeAzure, example};
+use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
+use kube::api::ObjectMeta;
+
+/// The taint a Node keeps until a cloud-node controller initialises it.
+pub const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+
+/// A Node as the kubelet registers it with `--cloud-provider=external`.
+pub fn tainted_node(name: &str) -> Node {
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            taints: Some(vec![Taint {
+                key: UNINITIALIZED.to_owned(),
+                value: Some("true".to_owned()),
+                effect: "NoSchedule".to_owned(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
 
 /// The `cloud-node-manager` binary of this package.
 pub fn cloud_node_manager() -> Command {
