@@ -4,8 +4,11 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
@@ -58,5 +61,21 @@ async fn connection(acceptor: TlsAcceptor, stream: tokio::net::TcpStream, router
     let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     if let Err(error) = builder.serve_connection(TokioIo::new(tls), service).await {
         tracing::debug!(%error, "secure port: connection ended with an error");
+    }
+}
+
+/// `/metrics`: the registry in the OpenMetrics text format `prometheus_client` encodes.
+pub fn metrics_response(registry: &Registry) -> Response {
+    let mut text = String::new();
+    match prometheus_client::encoding::text::encode(&mut text, registry) {
+        Ok(()) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response(),
     }
 }

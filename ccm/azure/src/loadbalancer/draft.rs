@@ -89,10 +89,10 @@ pub fn draft(
         && !settings.preconfigured_pools
         && settings.pool_type == BackendPoolType::NodeIp
     {
-        let vnet = settings.vnet_id();
+        let vnet = &settings.pool_vnet_id;
         for family in &svc.families {
             let pool = names::backend_pool_name(&target.cluster_name, *family);
-            set_node_ip_members(body, &pool, *family, eligible, &vnet);
+            set_node_ip_members(body, &pool, *family, eligible, vnet);
         }
     }
     let lb_changed = lb.as_ref() != snap.wanted.as_ref();

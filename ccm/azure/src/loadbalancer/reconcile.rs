@@ -20,6 +20,7 @@ use super::error::LbError;
 use super::network_io::NetworkIo;
 use super::parse::{ParseContext, parse_service};
 use super::plan::{LbChange, LbTarget, plan_remove};
+use super::pools::node_ip::internal_ip;
 use super::pools::{PoolMembership, eligible_nodes, set_node_ip_members};
 use super::publicip::{self, PipContext};
 use super::service::{IpFamily, LbService};
@@ -67,16 +68,7 @@ impl std::fmt::Debug for LbReconciler {
 fn node_ips(nodes: &[&Node], family: IpFamily) -> Vec<IpAddr> {
     nodes
         .iter()
-        .filter_map(|node| {
-            node.status
-                .as_ref()?
-                .addresses
-                .as_ref()?
-                .iter()
-                .filter(|a| a.type_ == "InternalIP")
-                .filter_map(|a| a.address.parse::<IpAddr>().ok())
-                .find(|ip| IpFamily::of(ip) == family)
-        })
+        .filter_map(|n| internal_ip(n, family))
         .collect()
 }
 
@@ -625,7 +617,7 @@ impl LbReconciler {
             match self.settings.pool_type {
                 BackendPoolType::NodeIp => {
                     let mut body = current.clone();
-                    let vnet = self.settings.vnet_id();
+                    let vnet = self.settings.pool_vnet_id.clone();
                     for family in &svc.families {
                         let pool = names::backend_pool_name(cluster_name, *family);
                         set_node_ip_members(&mut body, &pool, *family, &eligible, &vnet);

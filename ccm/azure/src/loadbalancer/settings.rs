@@ -31,6 +31,9 @@ pub struct LbSettings {
     pub vnet: String,
     /// `vnetResourceGroup`.
     pub vnet_resource_group: String,
+    /// VNet id written on nodeIP pool members ([`super::pools::vnet_id`]: the cluster's
+    /// subscription, as upstream writes it).
+    pub pool_vnet_id: String,
     /// `subnetName` (internal frontends' default subnet).
     pub subnet: String,
     /// `disableOutboundSNAT`.
@@ -74,6 +77,7 @@ impl LbSettings {
             security_group_resource_group: cluster.security_group_resource_group.clone(),
             vnet: cluster.vnet_name.clone(),
             vnet_resource_group: cluster.vnet_resource_group.clone(),
+            pool_vnet_id: super::pools::vnet_id(config),
             subnet: cluster.subnet_name.clone(),
             disable_outbound_snat: lb.disable_outbound_snat,
             pool_type: lb.backend_pool_type,
@@ -127,7 +131,7 @@ impl LbSettings {
         )
     }
 
-    /// The VNet id (nodeIP pools point at it).
+    /// The VNet id in the network subscription (internal frontends' subnets live there).
     pub fn vnet_id(&self) -> String {
         self.network_id(&self.vnet_resource_group, "virtualNetworks", &self.vnet)
     }

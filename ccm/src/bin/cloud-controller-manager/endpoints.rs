@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use ccm_controllers::migration::GateState;
@@ -90,18 +90,7 @@ async fn check(State(endpoints): State<Arc<Endpoints>>, Path(name): Path<String>
 }
 
 async fn metrics(State(endpoints): State<Arc<Endpoints>>) -> Response {
-    let mut text = String::new();
-    match prometheus_client::encoding::text::encode(&mut text, &endpoints.registry) {
-        Ok(()) => (
-            [(
-                header::CONTENT_TYPE,
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            )],
-            text,
-        )
-            .into_response(),
-        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response(),
-    }
+    azure_ccm::https_server::metrics_response(&endpoints.registry)
 }
 
 async fn configz(State(endpoints): State<Arc<Endpoints>>) -> Response {

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use axum::Router;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use azure_ccm::serving_cert::CertSource;
 use prometheus_client::registry::Registry;
@@ -38,18 +37,7 @@ async fn ok() -> &'static str {
 }
 
 async fn metrics(State(registry): State<Arc<Registry>>) -> Response {
-    let mut text = String::new();
-    match prometheus_client::encoding::text::encode(&mut text, &registry) {
-        Ok(()) => (
-            [(
-                axum::http::header::CONTENT_TYPE,
-                "text/plain; version=0.0.4; charset=utf-8",
-            )],
-            text,
-        )
-            .into_response(),
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
+    azure_ccm::https_server::metrics_response(&registry)
 }
 
 /// Binds the secure port and serves until the returned sender is dropped or set.

@@ -15,7 +15,8 @@ use crate::loadbalancer::IpFamily;
 
 /// The VNet id every nodeIP member carries (anchor-ccm.md §4.6):
 /// `/subscriptions/<subscriptionId>/resourceGroups/<vnetResourceGroup>/providers/Microsoft.Network/virtualNetworks/<vnetName>`.
-/// [infer] The main subscription even when `networkResourceSubscriptionID` is set.
+/// The main subscription even when `networkResourceSubscriptionID` is set (upstream
+/// `backendPoolTypeNodeIP` formats it from `SubscriptionID`).
 pub fn vnet_id(config: &Config) -> String {
     format!(
         "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/virtualNetworks/{}",
