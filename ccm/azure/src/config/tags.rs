@@ -1,4 +1,5 @@
-//! `tags` (`a=b,c=d`), `tagsMap` and `systemTags`: the tags put on the resources the CCM creates.
+//! `tags` (`a=b,c=d`), `tagsMap` and `systemTags`: the tags put on the resources the CCM creates,
+//! and the one reconcile every tagged resource (LB, PIP, route table) shares.
 
 use std::collections::BTreeMap;
 
@@ -52,6 +53,53 @@ pub fn parse_system_tags(system_tags: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// Makes `current` carry every `expected` tag (keys matched case-insensitively, values compared
+/// case-insensitively as upstream does); with `system_tags` set, also removes keys that are
+/// neither expected nor under one of its prefixes. True when anything changed.
+pub fn reconcile_tags(
+    current: &mut BTreeMap<String, String>,
+    expected: &BTreeMap<String, String>,
+    system_tags: &[String],
+) -> bool {
+    let mut changed = false;
+    for (key, value) in expected {
+        let existing = current
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(key))
+            .cloned();
+        match existing {
+            Some(k) => {
+                if !current[&k].eq_ignore_ascii_case(value) {
+                    current.insert(k, value.clone());
+                    changed = true;
+                }
+            }
+            None => {
+                current.insert(key.clone(), value.clone());
+                changed = true;
+            }
+        }
+    }
+    if !system_tags.is_empty() {
+        let doomed: Vec<String> = current
+            .keys()
+            .filter(|k| !expected.keys().any(|e| e.eq_ignore_ascii_case(k)))
+            .filter(|k| {
+                !system_tags.iter().any(|prefix| {
+                    k.to_ascii_lowercase()
+                        .starts_with(&prefix.to_ascii_lowercase())
+                })
+            })
+            .cloned()
+            .collect();
+        for key in doomed {
+            current.remove(&key);
+            changed = true;
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +127,31 @@ mod tests {
             "{err}"
         );
         assert_eq!(parse_system_tags(Some("a, b,,")), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn reconcile_adds_and_overwrites_and_removes_only_under_system_tags() {
+        let mut t = tags(&[("Owner", "ALICE"), ("keep", "1"), ("aks-managed-x", "y")]);
+        let expected = tags(&[("owner", "alice"), ("team", "net")]);
+        assert!(reconcile_tags(&mut t, &expected, &[]));
+        assert_eq!(t.get("Owner").map(String::as_str), Some("ALICE"));
+        assert_eq!(t.get("team").map(String::as_str), Some("net"));
+        assert!(!reconcile_tags(&mut t, &expected, &[]));
+        assert!(reconcile_tags(
+            &mut t,
+            &expected,
+            &["aks-managed".to_string()]
+        ));
+        assert_eq!(
+            t,
+            tags(&[("Owner", "ALICE"), ("team", "net"), ("aks-managed-x", "y")])
+        );
+    }
+
+    fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 }

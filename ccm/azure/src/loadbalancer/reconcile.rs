@@ -279,6 +279,7 @@ impl LbReconciler {
                 Vec::new()
             },
             tags: s.tags.clone(),
+            system_tags: s.system_tags.clone(),
         }
     }
 

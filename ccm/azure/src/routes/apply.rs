@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::arm::resources::route_table::{
     Route, RouteProperties, RouteTable, RouteTableProperties,
 };
+use crate::config::tags::reconcile_tags;
 use crate::loadbalancer::names::route_name;
 
 /// The `nextHopType` of every node route.
@@ -83,28 +84,7 @@ impl TagPolicy {
         current: Option<&BTreeMap<String, String>>,
     ) -> Option<BTreeMap<String, String>> {
         let mut tags = current.cloned().unwrap_or_default();
-        for (key, value) in &self.tags {
-            let existing = tags.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned();
-            match existing {
-                Some(k) if tags[&k].eq_ignore_ascii_case(value) => {}
-                Some(k) => {
-                    tags.insert(k, value.clone());
-                }
-                None => {
-                    tags.insert(key.clone(), value.clone());
-                }
-            }
-        }
-        if !self.system_tags.is_empty() {
-            tags.retain(|key, _| {
-                let lower = key.to_ascii_lowercase();
-                self.tags.keys().any(|k| k.eq_ignore_ascii_case(key))
-                    || self
-                        .system_tags
-                        .iter()
-                        .any(|s| lower.starts_with(&s.to_ascii_lowercase()))
-            });
-        }
+        reconcile_tags(&mut tags, &self.tags, &self.system_tags);
         if current.is_none() && tags.is_empty() {
             return None;
         }

@@ -31,6 +31,25 @@ fn internal_service() -> LbService {
     }
 }
 
+/// A standard LB of cluster `kubernetes` with upstream's defaults and no tags.
+fn target(subscription: &str, resource_group: &str, name: &str, location: &str) -> LbTarget {
+    LbTarget {
+        subscription: subscription.to_string(),
+        resource_group: resource_group.into(),
+        name: name.into(),
+        location: location.into(),
+        cluster_name: "kubernetes".into(),
+        sku: LoadBalancerSku::Standard,
+        disable_outbound_snat: false,
+        probe_mode: ProbeMode::ServiceNodePort,
+        shared_probe_port: 10256,
+        shared_probe_path: "/healthz".into(),
+        internal_frontend_zones: Vec::new(),
+        tags: BTreeMap::new(),
+        system_tags: Vec::new(),
+    }
+}
+
 fn plan_put(change: LbChange) -> LoadBalancer {
     match change {
         LbChange::Put(lb) => lb,
@@ -51,20 +70,7 @@ async fn planned_documents_are_accepted_and_replan_to_unchanged() {
         "{lb_id}?api-version={}",
         ResourceType::LoadBalancers.api_version(CloudFlavor::Public)
     );
-    let target = LbTarget {
-        subscription: sub.clone(),
-        resource_group: "mixed-nodes-rg".into(),
-        name: "kubernetes-internal".into(),
-        location: "eastus2".into(),
-        cluster_name: "kubernetes".into(),
-        sku: LoadBalancerSku::Standard,
-        disable_outbound_snat: false,
-        probe_mode: ProbeMode::ServiceNodePort,
-        shared_probe_port: 10256,
-        shared_probe_path: "/healthz".into(),
-        internal_frontend_zones: Vec::new(),
-        tags: BTreeMap::new(),
-    };
+    let target = target(sub, "mixed-nodes-rg", "kubernetes-internal", "eastus2");
     let svc = internal_service();
     let sources = PerFamily {
         v4: Some(FrontendSource::Internal {
@@ -157,20 +163,7 @@ async fn public_local_service_beside_the_outbound_frontend() {
         "{rg}/loadBalancers/kubernetes?api-version={}",
         ResourceType::LoadBalancers.api_version(CloudFlavor::Public)
     );
-    let target = LbTarget {
-        subscription: sub.clone(),
-        resource_group: "k8s-small-rg".into(),
-        name: "kubernetes".into(),
-        location: "eastus".into(),
-        cluster_name: "kubernetes".into(),
-        sku: LoadBalancerSku::Standard,
-        disable_outbound_snat: false,
-        probe_mode: ProbeMode::ServiceNodePort,
-        shared_probe_port: 10256,
-        shared_probe_path: "/healthz".into(),
-        internal_frontend_zones: Vec::new(),
-        tags: BTreeMap::new(),
-    };
+    let target = target(sub, "k8s-small-rg", "kubernetes", "eastus");
     let sources = PerFamily {
         v4: Some(FrontendSource::Public { pip_id }),
         v6: None,

@@ -107,6 +107,8 @@ pub struct LbTarget {
     pub internal_frontend_zones: Vec<String>,
     /// Config tags, set on a new LB and added / overwritten on an existing one.
     pub tags: BTreeMap<String, String>,
+    /// Config `systemTags`: with them set, other tags not under these prefixes are removed.
+    pub system_tags: Vec<String>,
 }
 
 /// What a Service's frontend of one family points at (resolved by the lead: PIP, subnet).
@@ -244,7 +246,7 @@ pub fn plan_ensure(
     let mut lb = current
         .cloned()
         .unwrap_or_else(|| new_load_balancer(target));
-    tags::reconcile_tags(&mut lb, &target.tags);
+    tags::reconcile_lb_tags(&mut lb, target);
     let props = lb
         .properties
         .get_or_insert_with(LoadBalancerProperties::default);

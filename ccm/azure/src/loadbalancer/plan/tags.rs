@@ -1,26 +1,19 @@
 //! Config tags on the LB (anchor-ccm.md §4.7, last point): configured keys are added or
-//! overwritten, every other tag stays.
-
-use std::collections::BTreeMap;
+//! overwritten; other tags stay unless `systemTags` is set and they match none of its prefixes.
 
 use crate::arm::resources::load_balancer::LoadBalancer;
+use crate::config::tags::reconcile_tags;
 
-/// Adds / overwrites the configured tags (keys match without ASCII case).
-pub(crate) fn reconcile_tags(lb: &mut LoadBalancer, wanted: &BTreeMap<String, String>) {
-    if wanted.is_empty() {
+use super::LbTarget;
+
+/// Reconciles the LB's tags with the target's configured and system tags (no `tags` member is
+/// written on an LB that has none when there is nothing to set).
+pub(crate) fn reconcile_lb_tags(lb: &mut LoadBalancer, target: &LbTarget) {
+    if target.tags.is_empty() && target.system_tags.is_empty() {
         return;
     }
-    let tags = lb.tags.get_or_insert_with(BTreeMap::new);
-    for (key, value) in wanted {
-        let existing = tags.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned();
-        match existing {
-            Some(k) if tags.get(&k).is_some_and(|v| v.eq_ignore_ascii_case(value)) => {}
-            Some(k) => {
-                tags.insert(k, value.clone());
-            }
-            None => {
-                tags.insert(key.clone(), value.clone());
-            }
-        }
+    let mut tags = lb.tags.clone().unwrap_or_default();
+    if reconcile_tags(&mut tags, &target.tags, &target.system_tags) {
+        lb.tags = Some(tags);
     }
 }

@@ -18,6 +18,7 @@ use crate::arm::resources::envelope::{Reference, Sku};
 use crate::arm::resources::public_ip_address::{
     IpTag, PublicIpAddress, PublicIpAddressProperties, PublicIpDnsSettings,
 };
+use crate::config::tags::reconcile_tags;
 use crate::loadbalancer::names;
 use crate::loadbalancer::service::{IpFamily, LbService};
 
@@ -380,7 +381,7 @@ fn reconcile_pip(
     }
     if managed {
         let expected = expected_tags(svc, ctx, &t);
-        tags::reconcile(&mut t, &expected, &ctx.system_tags);
+        reconcile_tags(&mut t, &expected, &ctx.system_tags);
     }
     if let Some(label) = &svc.public_ip.dns_label {
         if let Some(owner) = tags::dns_owner(&t).filter(|o| !o.eq_ignore_ascii_case(&key)) {
@@ -470,7 +471,7 @@ pub fn plan(
         let mut t = edited.tags.take().unwrap_or_default();
         tags::unbind(&mut t, &key);
         let expected = expected_tags(svc, ctx, &t);
-        tags::reconcile(&mut t, &expected, &ctx.system_tags);
+        reconcile_tags(&mut t, &expected, &ctx.system_tags);
         let users = tags::services(&t);
         edited.tags = Some(t);
         if users.is_empty() {

@@ -1,6 +1,5 @@
 //! Public IP tags: who uses a managed PIP (`k8s-azure-service`), which cluster made it, who owns its
-//! DNS label, read under the current or the legacy keys; and the tag reconcile every managed
-//! resource shares (configured tags added or overwritten, others removed only under `systemTags`).
+//! DNS label, read under the current or the legacy keys.
 
 use std::collections::BTreeMap;
 
@@ -96,49 +95,6 @@ pub fn set_dns_owner(tags: &mut Tags, service: &str) {
     tags.insert(DNS_LABEL_SERVICE.to_string(), service.to_string());
 }
 
-/// Makes `current` carry every `expected` tag (keys matched case-insensitively, values compared
-/// case-insensitively as upstream does); with `system_tags` set, also removes keys that are
-/// neither expected nor under one of its prefixes. True when anything changed.
-pub fn reconcile(current: &mut Tags, expected: &Tags, system_tags: &[String]) -> bool {
-    let mut changed = false;
-    for (key, value) in expected {
-        let existing = current
-            .keys()
-            .find(|k| k.eq_ignore_ascii_case(key))
-            .cloned();
-        match existing {
-            Some(k) => {
-                if !current[&k].eq_ignore_ascii_case(value) {
-                    current.insert(k, value.clone());
-                    changed = true;
-                }
-            }
-            None => {
-                current.insert(key.clone(), value.clone());
-                changed = true;
-            }
-        }
-    }
-    if !system_tags.is_empty() {
-        let doomed: Vec<String> = current
-            .keys()
-            .filter(|k| !expected.keys().any(|e| e.eq_ignore_ascii_case(k)))
-            .filter(|k| {
-                !system_tags.iter().any(|prefix| {
-                    k.to_ascii_lowercase()
-                        .starts_with(&prefix.to_ascii_lowercase())
-                })
-            })
-            .cloned()
-            .collect();
-        for key in doomed {
-            current.remove(&key);
-            changed = true;
-        }
-    }
-    changed
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,20 +130,5 @@ mod tests {
         assert_eq!(t, tags(&[("k8s-azure-service", "ns/b")]));
         unbind(&mut t, "ns/b");
         assert_eq!(services(&t), Vec::<String>::new());
-    }
-
-    #[test]
-    fn reconcile_adds_and_overwrites_and_removes_only_under_system_tags() {
-        let mut t = tags(&[("Owner", "ALICE"), ("keep", "1"), ("aks-managed-x", "y")]);
-        let expected = tags(&[("owner", "alice"), ("team", "net")]);
-        assert!(reconcile(&mut t, &expected, &[]));
-        assert_eq!(t.get("Owner").map(String::as_str), Some("ALICE"));
-        assert_eq!(t.get("team").map(String::as_str), Some("net"));
-        assert!(!reconcile(&mut t, &expected, &[]));
-        assert!(reconcile(&mut t, &expected, &["aks-managed".to_string()]));
-        assert_eq!(
-            t,
-            tags(&[("Owner", "ALICE"), ("team", "net"), ("aks-managed-x", "y")])
-        );
     }
 }

@@ -217,6 +217,24 @@ fn configured_tags_are_added_to_an_existing_lb_once() {
 }
 
 #[test]
+fn system_tags_keep_their_prefixes_and_drop_other_unconfigured_tags() {
+    let svc = service("web", UID_A, vec![tcp(80, 30080)]);
+    let mut lb = ensure(None, &target(), &svc, &v4(pip("pip-a")));
+    lb.tags = Some(
+        [("aks-managed-x", "1"), ("stray", "2")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    let mut tagged = target();
+    tagged.tags.insert("team".into(), "net".into());
+    tagged.system_tags = vec!["aks-managed".into()];
+    let lb = ensure(Some(&lb), &tagged, &svc, &v4(pip("pip-a")));
+    let keys: Vec<&str> = lb.tags.iter().flatten().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, vec!["aks-managed-x", "team"]);
+}
+
+#[test]
 fn internal_services_share_a_frontend_by_pinned_ip() {
     let mut first = service("first", UID_A, vec![tcp(80, 30080)]);
     first.internal = true;

@@ -32,6 +32,7 @@ pub(super) fn target() -> LbTarget {
         shared_probe_path: "/healthz".into(),
         internal_frontend_zones: Vec::new(),
         tags: BTreeMap::new(),
+        system_tags: Vec::new(),
     }
 }
 
