@@ -100,7 +100,8 @@ impl LbReconciler {
                 .push("NSG rules follow once the new frontend has an IP address".to_string()),
             (Some(lb_status), false) => {
                 if let Some(current) = self.io().get_security_group(settings).await? {
-                    let dst = destinations(&svc, lb_status, &eligible);
+                    let stale = self.stale_candidates(&svc, &snap, &draft, &eligible);
+                    let dst = destinations(&svc, lb_status, &eligible, stale);
                     let lbs: Vec<_> = draft.lb.iter().collect();
                     let others = self.sharing_services(&svc, &dst, &lbs, &draft.known);
                     let others: Vec<(&_, &nsg::Destinations)> =

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
 
-use super::draft::{Snapshot, addresses, draft};
+use super::draft::{Draft, Snapshot, addresses, draft};
 use super::error::LbError;
 use super::network_io::NetworkIo;
 use super::parse::{ParseContext, parse_service};
@@ -187,8 +187,11 @@ impl LbReconciler {
                 .filter_map(|lb| status(lb, &other, known))
                 .flat_map(|s| ingress_ips(&s, &other))
                 .collect();
-            let shares_frontend = frontend_ips.iter().any(|ip| mine.frontend_ips.contains(ip));
-            let shares_nodes = !other.rules.floating_ip && !mine.backend_ips.is_empty();
+            let shares_frontend = frontend_ips
+                .iter()
+                .any(|ip| mine.frontend_ips.contains(ip) || mine.stale.contains(ip));
+            let shares_nodes = !other.rules.floating_ip
+                && (!mine.backend_ips.is_empty() || !mine.stale.is_empty());
             if shares_frontend || shares_nodes {
                 let backend_ips = if other.rules.floating_ip {
                     Vec::new()
@@ -200,6 +203,7 @@ impl LbReconciler {
                     nsg::Destinations {
                         frontend_ips,
                         backend_ips,
+                        stale: Vec::new(),
                     },
                 ));
             }
@@ -216,6 +220,31 @@ impl LbReconciler {
         if let Ok(mut seen) = self.seen_node_ips.lock() {
             seen.extend(ips);
         }
+    }
+
+    /// What the Service's rules may have named before this reconcile: its frontend IPs on
+    /// either LB as read, the addresses of the PIPs it releases, and node IPs no longer wanted.
+    pub(super) fn stale_candidates(
+        &self,
+        svc: &LbService,
+        snap: &Snapshot,
+        draft: &Draft,
+        eligible: &[&Node],
+    ) -> Vec<IpAddr> {
+        let mut stale = self.stale_node_ips(svc, eligible);
+        for lb in snap.wanted.iter().chain(snap.flipped.iter()) {
+            if let Some(before) = status(lb, svc, &draft.known) {
+                stale.extend(ingress_ips(&before, svc));
+            }
+        }
+        stale.extend(
+            draft
+                .pip_plan
+                .deletes
+                .iter()
+                .filter_map(publicip::plan::address_of),
+        );
+        stale
     }
 
     /// Node IPs the Service's rules must no longer name: with floating IP off, the nodes that
@@ -380,11 +409,11 @@ impl LbReconciler {
             }
         }
         let manage_members = !self.settings.preconfigured_pools;
-        let lb = match draft.lb {
+        let lb = match &draft.lb {
             Some(body) if draft.lb_changed => {
-                Some(self.io.put_load_balancer(&self.settings, &body).await?)
+                Some(self.io.put_load_balancer(&self.settings, body).await?)
             }
-            other => other,
+            other => other.clone(),
         };
         let Some(lb) = lb else {
             return Err(LbError::NoLoadBalancer {
@@ -402,22 +431,10 @@ impl LbReconciler {
         };
 
         if !svc.security.disabled {
-            let dst = destinations(svc, &lb_status, &eligible);
-            let mut stale = self.stale_node_ips(svc, &eligible);
-            for lb in snap.wanted.iter().chain(snap.flipped.iter()) {
-                if let Some(before) = status(lb, svc, &draft.known) {
-                    stale.extend(ingress_ips(&before, svc));
-                }
-            }
-            stale.extend(
-                draft
-                    .pip_plan
-                    .deletes
-                    .iter()
-                    .filter_map(publicip::plan::address_of),
-            );
+            let stale = self.stale_candidates(svc, &snap, &draft, &eligible);
+            let dst = destinations(svc, &lb_status, &eligible, stale);
             let lbs: Vec<&LoadBalancer> = std::iter::once(&lb).chain(snap.flipped.iter()).collect();
-            self.ensure_nsg(svc, &dst, stale, &lbs, &known).await?;
+            self.ensure_nsg(svc, &dst, &lbs, &known).await?;
         }
 
         if let Some(flipped) = &snap.flipped {
@@ -430,76 +447,24 @@ impl LbReconciler {
         Ok(lb_status)
     }
 
-    /// Puts the Service's NSG rules in place in one write: first every `stale` destination (what
-    /// the Service pointed at before: old frontend IPs, released PIPs, node IPs) is taken out, then
-    /// the current ones are added, in both steps keeping what the other Services sharing these
-    /// addresses still need (they come from the [`ServiceSource`]; without one nothing is shared).
+    /// Puts the Service's NSG rules in place (its stale destinations out, the current ones in)
+    /// in one write, keeping what the other Services sharing these addresses still need (they
+    /// come from the [`ServiceSource`]; without one nothing is shared).
     async fn ensure_nsg(
         &self,
         svc: &LbService,
         dst: &nsg::Destinations,
-        stale: Vec<IpAddr>,
         lbs: &[&LoadBalancer],
         known: &[(String, IpAddr)],
     ) -> Result<(), LbError> {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
-        // The addresses the rules point at now: frontend IPs with floating IP on, node IPs
-        // with it off (then the frontend IPs themselves are stale).
-        let live = if svc.rules.floating_ip {
-            &dst.frontend_ips
-        } else {
-            &dst.backend_ips
-        };
-        let mut stale = stale;
-        if !svc.rules.floating_ip {
-            stale.extend(dst.frontend_ips.iter().copied());
-        }
-        let stale: Vec<IpAddr> = stale.into_iter().filter(|ip| !live.contains(ip)).collect();
-        let (stale_frontends, stale_backends): (Vec<IpAddr>, Vec<IpAddr>) = {
-            let nodes = self
-                .seen_node_ips
-                .lock()
-                .map(|s| s.clone())
-                .unwrap_or_default();
-            stale.into_iter().partition(|ip| !nodes.contains(ip))
-        };
-        let gone = nsg::Destinations {
-            frontend_ips: stale_frontends,
-            backend_ips: stale_backends,
-        };
-        let both = nsg::Destinations {
-            frontend_ips: [dst.frontend_ips.clone(), gone.frontend_ips.clone()].concat(),
-            backend_ips: [dst.backend_ips.clone(), gone.backend_ips.clone()].concat(),
-        };
-        let others = self.sharing_services(svc, &both, lbs, known);
+        let others = self.sharing_services(svc, dst, lbs, known);
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
-        let mut working = current.clone();
-        // The plan reads frontend or node destinations by the Service's floating-IP switch, so
-        // each kind is swept with the switch that names it (and without the additional IPs,
-        // which stay wanted).
-        let mut sweeper = svc.clone();
-        sweeper.additional_public_ips.clear();
-        for (floating_ip, ips) in [(true, &gone.frontend_ips), (false, &gone.backend_ips)] {
-            if ips.is_empty() {
-                continue;
-            }
-            sweeper.rules.floating_ip = floating_ip;
-            let only = nsg::Destinations {
-                frontend_ips: if floating_ip { ips.clone() } else { Vec::new() },
-                backend_ips: if floating_ip { Vec::new() } else { ips.clone() },
-            };
-            if let Some(cleaned) = nsg::plan_remove_shared(&working, &sweeper, &only, &others) {
-                working = cleaned;
-            }
-        }
-        if let Some(body) = nsg::plan_ensure_shared(&working, svc, dst, &others)? {
-            working = body;
-        }
-        if working != current {
-            self.io.put_security_group(&self.settings, &working).await?;
+        if let Some(body) = nsg::plan_ensure_shared(&current, svc, dst, &others)? {
+            self.io.put_security_group(&self.settings, &body).await?;
         }
         Ok(())
     }
@@ -640,20 +605,11 @@ impl LbReconciler {
                 .resource_group_for(svc)
                 .to_string();
             let pips = self.io.list_public_ips(&self.settings, &pip_rg).await?;
-            if let Some(lb_status) = status(&current, svc, &addresses(&pips)) {
-                let backend_ips = svc
-                    .families
-                    .iter()
-                    .flat_map(|f| node_ips(&eligible, *f))
-                    .collect();
-                let dst = nsg::Destinations {
-                    frontend_ips: ingress_ips(&lb_status, svc),
-                    backend_ips,
-                };
-                let known = addresses(&pips);
+            let known = addresses(&pips);
+            if let Some(lb_status) = status(&current, svc, &known) {
                 let stale = self.stale_node_ips(svc, &eligible);
-                self.ensure_nsg(svc, &dst, stale, &[&current], &known)
-                    .await?;
+                let dst = destinations(svc, &lb_status, &eligible, stale);
+                self.ensure_nsg(svc, &dst, &[&current], &known).await?;
             }
         }
         Ok(())
@@ -685,7 +641,7 @@ impl LbReconciler {
                 frontend_ips.extend(ingress_ips(&s, svc));
             }
         }
-        let backend_ips = if svc.rules.floating_ip {
+        let backend_ips: Vec<IpAddr> = if svc.rules.floating_ip {
             Vec::new()
         } else {
             self.seen_node_ips
@@ -693,9 +649,12 @@ impl LbReconciler {
                 .map(|ips| ips.iter().copied().collect())
                 .unwrap_or_default()
         };
+        // Whatever the floating-IP switch was when the rules were written, none may stay.
+        let stale = frontend_ips.iter().chain(&backend_ips).copied().collect();
         let dst = nsg::Destinations {
             frontend_ips,
             backend_ips,
+            stale,
         };
         let lbs: Vec<&LoadBalancer> = snap.wanted.iter().chain(snap.flipped.iter()).collect();
         let others = self.sharing_services(svc, &dst, &lbs, &known);
@@ -730,13 +689,16 @@ impl LbReconciler {
     }
 }
 
-/// Where the Service's NSG rules point: its frontend IPs, plus the node IPs when floating IP is off.
+/// Where the Service's NSG rules point (its frontend IPs, or the node IPs when floating IP is off)
+/// and which of the `stale` candidates they must no longer name.
 pub(super) fn destinations(
     svc: &LbService,
     lb_status: &LoadBalancerStatus,
     eligible: &[&Node],
+    mut stale: Vec<IpAddr>,
 ) -> nsg::Destinations {
-    let backend_ips = if svc.rules.floating_ip {
+    let frontend_ips = ingress_ips(lb_status, svc);
+    let backend_ips: Vec<IpAddr> = if svc.rules.floating_ip {
         Vec::new()
     } else {
         svc.families
@@ -744,9 +706,22 @@ pub(super) fn destinations(
             .flat_map(|f| node_ips(eligible, *f))
             .collect()
     };
+    // With floating IP off the rules name the nodes, so the frontend IPs are stale too.
+    if !svc.rules.floating_ip {
+        stale.extend(frontend_ips.iter().copied());
+    }
+    let live = if svc.rules.floating_ip {
+        &frontend_ips
+    } else {
+        &backend_ips
+    };
+    stale.retain(|ip| !live.contains(ip));
+    stale.sort_unstable();
+    stale.dedup();
     nsg::Destinations {
-        frontend_ips: ingress_ips(lb_status, svc),
+        frontend_ips,
         backend_ips,
+        stale,
     }
 }
 

@@ -79,6 +79,10 @@ pub struct Destinations {
     /// Private IPs of the backend nodes: the destinations instead of the frontend IPs when
     /// floating IP is off.
     pub backend_ips: Vec<IpAddr>,
+    /// Addresses the Service's rules named before and must name no more (an old frontend IP, a
+    /// released PIP, a node that left, node IPs after floating IP was turned on): cleaned out
+    /// of every managed rule like the Service's own, except where another Service claims them.
+    pub stale: Vec<IpAddr>,
 }
 
 /// Why no NSG could be planned.

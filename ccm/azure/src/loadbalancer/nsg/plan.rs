@@ -4,6 +4,7 @@
 //! destination. Mirrors `reconcileSecurityGroup` + `AccessControl` + `RuleHelper` upstream.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
 
 use super::priority::{Band, Priorities};
 use super::rule_fields::{set_many, set_one_or_many, set_single, set_str, sorted_union, values};
@@ -207,6 +208,7 @@ pub fn plan(
     let own: BTreeSet<String> = destinations_by_family(svc, dst)
         .into_iter()
         .flat_map(|(_, ips)| ips)
+        .chain(dst.stale.iter().map(IpAddr::to_string))
         .collect();
     let claimed = claimed_by_others(svc, others);
 

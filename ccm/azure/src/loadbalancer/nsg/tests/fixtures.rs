@@ -40,6 +40,7 @@ pub fn frontends(addrs: &[&str]) -> Destinations {
     Destinations {
         frontend_ips: ips(addrs),
         backend_ips: vec![],
+        stale: vec![],
     }
 }
 

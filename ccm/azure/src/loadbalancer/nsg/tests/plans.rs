@@ -96,6 +96,51 @@ fn ensuring_twice_writes_nothing_the_second_time() {
 }
 
 #[test]
+fn stale_destinations_leave_every_rule_unless_another_service_claims_them() {
+    let svc = public_default();
+    let before = plan_ensure(&nsg(json!([])), &svc, &frontends(&["20.0.0.1"]))
+        .expect("ensure")
+        .expect("changed");
+    let moved = Destinations {
+        stale: ips(&["20.0.0.1"]),
+        ..frontends(&["20.0.0.9"])
+    };
+    let after = plan_ensure(&before, &svc, &moved)
+        .expect("ensure")
+        .expect("changed");
+    let text = serde_json::to_string(&after).expect("json");
+    assert!(
+        text.contains("20.0.0.9") && !text.contains("20.0.0.1"),
+        "{text}"
+    );
+
+    // Without the stale list the old address stays next to the new one.
+    let kept = plan_ensure(&before, &svc, &frontends(&["20.0.0.9"]))
+        .expect("ensure")
+        .expect("changed");
+    assert!(
+        serde_json::to_string(&kept)
+            .expect("json")
+            .contains("20.0.0.1")
+    );
+
+    // Another Service still using the address keeps it in its rule.
+    let other = ranged();
+    let other_dst = frontends(&["20.0.0.1"]);
+    let shared = plan_ensure(&before, &other, &other_dst)
+        .expect("ensure")
+        .expect("changed");
+    let after = plan_ensure_shared(&shared, &svc, &moved, &[(&other, &other_dst)])
+        .expect("ensure")
+        .expect("changed");
+    assert!(
+        serde_json::to_string(&after)
+            .expect("json")
+            .contains("20.0.0.1")
+    );
+}
+
+#[test]
 fn rules_written_by_the_upstream_ccm_are_adopted_without_a_write() {
     // What upstream wrote for a public Service with TCP 80 and 443 on 20.0.0.1, as NRP returns it
     // on GET (ids, etags, empty plural fields). Hash input `Tcp_Internet_443,80`.
@@ -285,6 +330,7 @@ fn floating_ip_off_targets_node_ips_on_node_ports() {
     let dst = Destinations {
         frontend_ips: ips(&["20.0.0.1"]),
         backend_ips: ips(&["10.240.0.5", "10.240.0.4"]),
+        stale: vec![],
     };
     let planned = plan_ensure(&nsg(json!([])), &svc, &dst)
         .expect("ok")

@@ -80,6 +80,7 @@ fn service_case(index: usize) -> impl Strategy<Value = (LbService, Destinations)
             let dst = Destinations {
                 frontend_ips: ips(&[&frontend]),
                 backend_ips: ips(&["10.240.0.4", "10.240.0.5"]),
+                stale: vec![],
             };
             (svc, dst)
         })
