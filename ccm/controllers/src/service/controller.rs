@@ -311,7 +311,11 @@ pub struct ServiceController<P: Provider> {
     provider: Arc<P>,
     config: ServiceControllerConfig,
     metrics: ServiceMetrics,
+    store_sink: Option<StoreSink>,
 }
+
+/// Receives the controller's Service cache once it runs.
+type StoreSink = Box<dyn FnOnce(Store<Service>) + Send>;
 
 impl<P: Provider> ServiceController<P> {
     /// A controller over `client`; fails when the provider offers no load balancers.
@@ -329,7 +333,15 @@ impl<P: Provider> ServiceController<P> {
             provider,
             config,
             metrics,
+            store_sink: None,
         })
+    }
+
+    /// Hands the controller's Service cache to `sink` when it starts: a provider that needs
+    /// the cluster's Services reads it instead of opening a second watch.
+    pub fn on_service_store(mut self, sink: impl FnOnce(Store<Service>) + Send + 'static) -> Self {
+        self.store_sink = Some(Box::new(sink));
+        self
     }
 
     /// Runs the Service workers and the node sync until the watches end (the caller drops or
@@ -371,6 +383,9 @@ impl<P: Provider> ServiceController<P> {
             .with_config(controller::Config::default().concurrency(workers))
             .reconcile_all_on(retriggered);
         let service_store = controller.store();
+        if let Some(sink) = self.store_sink {
+            sink(service_store.clone());
+        }
         let services = controller
             .run(
                 |service, ctx: Arc<Context<P>>| async move {

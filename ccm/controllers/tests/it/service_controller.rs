@@ -452,3 +452,29 @@ async fn failed_backend_update_is_reported_and_the_service_resynced() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_service_cache_is_handed_to_whoever_asked_for_it() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    create_node(&api.client, "n1").await;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let controller = ServiceController::new(
+        api.client.clone(),
+        cloud.clone(),
+        config(),
+        ServiceMetrics::default(),
+    )
+    .unwrap()
+    .on_service_store(move |store| {
+        let _ = tx.send(store);
+    });
+    tokio::spawn(controller.run());
+    create_service(&api.client, "web", None).await;
+    wait_for_ingress(&api.client, "web").await;
+    let store = rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("store handed over");
+    let names: Vec<String> = store.state().iter().map(|s| s.name_any()).collect();
+    assert!(names.contains(&"web".to_string()), "{names:?}");
+}

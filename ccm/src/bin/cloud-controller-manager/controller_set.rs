@@ -122,7 +122,7 @@ fn build(name: &'static str, inputs: &Inputs<'_>) -> anyhow::Result<Option<Work>
     Ok(Some(work))
 }
 
-/// The Service controller (with the Service feed the NSG plan needs) or the route controller
+/// The Service controller (its Service cache also feeds the NSG plan) or the route controller
 /// (with the Node feed the routes need).
 fn service_and_route(name: &'static str, inputs: &Inputs<'_>) -> anyhow::Result<Work> {
     let client = inputs.client.clone();
@@ -135,19 +135,18 @@ fn service_and_route(name: &'static str, inputs: &Inputs<'_>) -> anyhow::Result<
                 .unwrap_or(1),
             ..ServiceControllerConfig::default()
         };
-        let (services, feed) = cluster_feeds::services(client.clone());
-        provider
-            .load_balancers()
-            .reconciler()
-            .set_service_source(services);
+        let balancers = provider.load_balancers().clone();
         let controller =
             ServiceController::new(client, provider, config, inputs.service_metrics.clone())
-                .context(SERVICE_LB)?;
+                .context(SERVICE_LB)?
+                .on_service_store(move |store| {
+                    balancers
+                        .reconciler()
+                        .set_service_source(Arc::new(cluster_feeds::StoredServices(store)));
+                });
         return Ok(Box::pin(async move {
-            tokio::select! {
-                () = controller.run() => anyhow::bail!("{SERVICE_LB} stopped"),
-                () = feed => anyhow::bail!("{SERVICE_LB}: the Service watch ended"),
-            }
+            controller.run().await;
+            anyhow::bail!("{SERVICE_LB} stopped")
         }));
     }
     let config = RouteControllerConfig::from_flags(
