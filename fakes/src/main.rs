@@ -63,6 +63,10 @@ struct ServeArgs {
     /// Polls a long-running operation reports InProgress before finishing.
     #[arg(long, default_value_t = 1)]
     lro_polls: u32,
+    /// `Retry-After` seconds on answers that start an operation and on running polls: a number
+    /// (0 = poll at once, for load benches) or `none` (omit it, as NRP and CRP writes do).
+    #[arg(long, default_value = "1", value_parser = parse_retry_after)]
+    retry_after: RetryAfter,
     /// List page size before nextLink.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     page_size: u64,
@@ -93,6 +97,23 @@ fn part<T: std::str::FromStr>(
         .ok()
         .filter(in_range)
         .ok_or_else(|| format!("'{text}': {accepted}"))
+}
+
+/// `--retry-after`: seconds, or `none` for no header.
+#[derive(Debug, Clone, Copy)]
+struct RetryAfter(Option<u64>);
+
+fn parse_retry_after(text: &str) -> Result<RetryAfter, String> {
+    if text.trim() == "none" {
+        return Ok(RetryAfter(None));
+    }
+    part(
+        text,
+        |_: &u64| true,
+        text,
+        "expected seconds (e.g. 0 or 1) or none",
+    )
+    .map(|s| RetryAfter(Some(s)))
 }
 
 fn parse_bucket(text: &str) -> Result<BucketSpec, String> {
@@ -139,6 +160,7 @@ impl ServeArgs {
         let arm = fake_arm::ArmConfig {
             lro_polls_in_progress: self.lro_polls,
             page_size: usize::try_from(self.page_size).context("--page-size is too large")?,
+            retry_after: self.retry_after.0,
             ..Default::default()
         };
         Ok(CloudConfig {

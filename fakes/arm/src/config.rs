@@ -9,6 +9,8 @@ pub struct ArmConfig {
     pub lro_polls_in_progress: u32,
     /// List page size before `nextLink`.
     pub page_size: usize,
+    /// Initial `Retry-After` seconds of operation-starting answers (see [`crate::ArmState::set_retry_after`]).
+    pub retry_after: Option<u64>,
 }
 
 impl Default for ArmConfig {
@@ -17,6 +19,7 @@ impl Default for ArmConfig {
             default_location: "eastus".into(),
             lro_polls_in_progress: 1,
             page_size: 100,
+            retry_after: Some(1),
         }
     }
 }

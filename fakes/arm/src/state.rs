@@ -116,10 +116,10 @@ impl ArmState {
     pub fn new(config: ArmConfig) -> Self {
         Self {
             inner: Arc::new(Inner {
+                retry_after: RwLock::new(config.retry_after),
                 config,
                 store: RwLock::new(Store::default()),
                 lro_max_age: RwLock::new(Duration::from_secs(30)),
-                retry_after: RwLock::new(Some(1)),
             }),
         }
     }
@@ -136,7 +136,7 @@ impl ArmState {
     }
 
     /// `Retry-After` seconds sent with every 201/202 that starts an operation and with every 202 from a `Location`
-    /// poll (default `Some(1)`, so clients poll quickly). `None` omits the header, like the recorded NRP/CRP
+    /// poll (default [`ArmConfig::retry_after`], `Some(1)`, so clients poll quickly). `None` omits the header, like the recorded NRP/CRP
     /// writes, which exercises a client's default poll interval.
     pub fn set_retry_after(&self, seconds: Option<u64>) {
         *self.inner.retry_after.write() = seconds;

@@ -158,3 +158,27 @@ async fn validations_reach_the_client() {
         "nothing created"
     );
 }
+
+#[tokio::test]
+async fn retry_after_flag_sets_or_omits_the_header_on_operations() {
+    let body = json!({"location": "eastus", "sku": {"name": "Standard"}, "properties": {"publicIPAllocationMethod": "Static"}});
+    for (flag, expected) in [("0", Some("0")), ("none", None), ("3", Some("3"))] {
+        let fake = Fake::start(&["--retry-after", flag]);
+        let token = fake.token().await;
+        let pip = fake.rg_path("Microsoft.Network/publicIPAddresses/retry-after-pip");
+        let created = fake
+            .arm(
+                &token,
+                Method::PUT,
+                &format!("{pip}?{NET_API}"),
+                Some(body.clone()),
+            )
+            .await;
+        assert_eq!(created.status(), 201, "--retry-after {flag}");
+        let sent = created
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok());
+        assert_eq!(sent, expected, "--retry-after {flag}");
+    }
+}

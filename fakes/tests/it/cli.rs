@@ -85,3 +85,11 @@ fn missing_topology_and_bad_faults_file_are_named() {
     assert_eq!(code, 2);
     assert!(stderr.contains("SIZE/REFILL_PER_SEC"), "{stderr}");
 }
+
+#[test]
+fn a_bad_retry_after_names_the_accepted_values() {
+    let (code, stderr) = run(&["serve", "--retry-after", "soon"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("--retry-after"), "{stderr}");
+    assert!(stderr.contains("or none"), "{stderr}");
+}
