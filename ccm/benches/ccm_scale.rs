@@ -1,0 +1,600 @@
+//! Scale and memory of the production binaries against the real fakes: the release
+//! `cloud-controller-manager` initialises every Node of a topology (registered as kubelets with
+//! `--cloud-provider=external` do, with a kubelet-sized status) and serves N `type: LoadBalancer`
+//! Services; printed per case: time to initialise all nodes, ARM calls for it, time and ARM calls
+//! for the Services, ARM calls while idle, and the process's peak RSS (`VmHWM`) after the idle
+//! window. Also one `cloud-node-manager` initialising its node from IMDS.
+//! Prints figures only; run with `cargo bench -p azure-ccm --bench ccm_scale`.
+//!
+//! Cases (`CCM_BENCH_CASES`, comma-separated, default all): `small` (small.yaml, 2 Services),
+//! `zonal` (zonal-vmss.yaml, 2 Services), `cnm` (one cloud-node-manager on small.yaml), `1000`
+//! (1000-nodes.yaml, four zonal scale sets), `5000` (five scale sets of 1000, 1000 Services).
+//! `CCM_BENCH_IDLE_SECS` (default 30): the idle window before RSS is read.
+//!
+//! The fake runs with `--no-throttle --retry-after 0 --lro-polls 0` so the wall times measure the
+//! CCM and not ARM's throttling or poll waits; ARM calls are counted from the fake's journal.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fake_process::{ApiServer, FakeAzure, example};
+use futures::{StreamExt, TryStreamExt, stream};
+use k8s_openapi::api::core::v1::{
+    ContainerImage, Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo,
+    Service, ServicePort, ServiceSpec, Taint,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use kube::Api;
+use kube::api::{ListParams, ObjectMeta, PostParams};
+use serde_json::Value;
+
+const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+const APP_ID: &str = "b7c1e2d3-4f50-4a61-9b72-c83d94e5f607";
+const APP_SECRET: &str = "ccm-scale-bench-secret";
+
+/// One measured run.
+struct Case {
+    name: &'static str,
+    topology: PathBuf,
+    services: usize,
+}
+
+/// The network names azure.json carries, read from the topology.
+struct Network {
+    resource_group: String,
+    location: String,
+    vm_type: &'static str,
+    vnet: String,
+    subnet: String,
+    security_group: String,
+    route_table: String,
+}
+
+impl Network {
+    fn read(topology: &Path) -> Network {
+        let text = std::fs::read_to_string(topology).expect("topology");
+        let doc: Value = serde_saphyr::from_str(&text).expect("topology YAML");
+        let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let scale_sets = doc["scaleSets"].as_array().map_or(0, Vec::len);
+        Network {
+            resource_group: s(&doc["resourceGroups"]["node"]["name"]),
+            location: s(&doc["location"]),
+            vm_type: if scale_sets > 0 { "vmss" } else { "standard" },
+            vnet: s(&doc["network"]["vnet"]["name"]),
+            subnet: s(&doc["network"]["vnet"]["subnets"][0]["name"]),
+            security_group: s(&doc["network"]["securityGroup"]),
+            route_table: s(&doc["network"]["routeTable"]),
+        }
+    }
+
+    fn azure_json(&self, fake: &FakeAzure, dir: &Path) -> PathBuf {
+        let path = dir.join("azure.json");
+        let doc = serde_json::json!({
+            "cloud": "AzureStackCloud", "disableAzureStackCloud": true,
+            "resourceManagerEndpoint": format!("{}/", fake.base),
+            "tenantId": fake.tenant, "subscriptionId": fake.subscription,
+            "aadClientId": APP_ID, "aadClientSecret": APP_SECRET,
+            "resourceGroup": self.resource_group, "location": self.location,
+            "vmType": self.vm_type, "loadBalancerSku": "standard",
+            "vnetName": self.vnet, "vnetResourceGroup": self.resource_group,
+            "subnetName": self.subnet, "securityGroupName": self.security_group,
+            "routeTableName": self.route_table,
+        });
+        std::fs::write(&path, doc.to_string()).expect("write azure.json");
+        path
+    }
+}
+
+/// The topology with one more app (client secret) the CCM signs in as.
+fn with_app(topology: &Path, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(topology).expect("topology");
+    let app = format!("  - name: ccm-scale\n    clientId: {APP_ID}\n    secret: {APP_SECRET}\n");
+    let text = if text.lines().any(|l| l == "apps:") {
+        text.replacen("apps:\n", &format!("apps:\n{app}"), 1)
+    } else {
+        format!("{text}\napps:\n{app}")
+    };
+    let path = dir.join(topology.file_name().expect("file name"));
+    std::fs::write(&path, text).expect("write topology");
+    path
+}
+
+/// Five uniform zonal scale sets of 1000 instances, each in its own /16.
+fn five_thousand_nodes(dir: &Path) -> PathBuf {
+    let mut text = String::from(
+        "# 5000 nodes: five uniform zonal scale sets of 1000 (ccm_scale bench).\n\
+         tenantId: 72f988bf-86f1-41af-91ab-2d7cd011db47\n\
+         subscriptionId: 0b1f6471-1bf0-4dda-aec3-111122223333\n\
+         location: eastus\n\
+         resourceGroups:\n  node:\n    name: MC_huge_cluster_eastus\n\
+         network:\n  vnet:\n    name: aks-vnet-huge\n    addressSpace: [10.224.0.0/12]\n    subnets:\n",
+    );
+    for pool in 0..5 {
+        text.push_str(&format!(
+            "      - name: pool{pool}-subnet\n        cidr: 10.{}.0.0/16\n",
+            224 + pool
+        ));
+    }
+    text.push_str(
+        "  securityGroup: aks-agentpool-huge-nsg\n  routeTable: aks-agentpool-huge-routetable\n\
+         loadBalancers:\n  - name: kubernetes\n    frontends:\n      - name: outbound\n        publicIp: {}\n\
+         \x20   backendPools: [kubernetes]\n    outboundRules:\n      - name: aksOutboundRule\n\
+         \x20       frontends: [outbound]\n        backendPool: kubernetes\nscaleSets:\n",
+    );
+    for pool in 0..5 {
+        text.push_str(&format!(
+            "  - name: aks-pool{pool}-vmss\n    computerNamePrefix: aks-pool{pool}-vmss\n    instances: 1000\n\
+             \x20   zones: [1, 2, 3]\n    subnet: pool{pool}-subnet\n    size: Standard_D8ds_v5\n\
+             \x20   backendPools: [kubernetes/kubernetes]\n"
+        ));
+    }
+    let path = dir.join("5000-nodes.yaml");
+    std::fs::write(&path, text).expect("write topology");
+    path
+}
+
+/// A Node as a kubelet with `--cloud-provider=external` registers it: tainted, no providerID,
+/// and a status of the size a real kubelet posts (conditions, capacity, node info, images).
+fn registered_node(name: &str) -> Node {
+    let quantity = |q: &str| Quantity(q.to_string());
+    let resources = BTreeMap::from([
+        ("cpu".to_string(), quantity("8")),
+        ("memory".to_string(), quantity("32864872Ki")),
+        ("pods".to_string(), quantity("110")),
+        ("ephemeral-storage".to_string(), quantity("129886128Ki")),
+        ("hugepages-1Gi".to_string(), quantity("0")),
+        ("hugepages-2Mi".to_string(), quantity("0")),
+    ]);
+    let condition = |type_: &str, status: &str, reason: &str| NodeCondition {
+        type_: type_.to_string(),
+        status: status.to_string(),
+        reason: Some(reason.to_string()),
+        message: Some(format!("kubelet reports {reason}")),
+        ..Default::default()
+    };
+    let images = (0..25)
+        .map(|i| ContainerImage {
+            names: Some(vec![
+                format!("mcr.microsoft.com/oss/kubernetes/image-{i}@sha256:{i:064x}"),
+                format!("mcr.microsoft.com/oss/kubernetes/image-{i}:v1.{i}.0"),
+            ]),
+            size_bytes: Some(10_000_000 + i),
+        })
+        .collect();
+    let labels = BTreeMap::from([
+        ("kubernetes.io/hostname".to_string(), name.to_string()),
+        ("kubernetes.io/os".to_string(), "linux".to_string()),
+        ("kubernetes.io/arch".to_string(), "amd64".to_string()),
+        ("beta.kubernetes.io/os".to_string(), "linux".to_string()),
+        ("beta.kubernetes.io/arch".to_string(), "amd64".to_string()),
+        ("kubernetes.azure.com/role".to_string(), "agent".to_string()),
+        ("kubernetes.azure.com/mode".to_string(), "user".to_string()),
+    ]);
+    Node {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            labels: Some(labels),
+            annotations: Some(BTreeMap::from([(
+                "volumes.kubernetes.io/controller-managed-attach-detach".to_string(),
+                "true".to_string(),
+            )])),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            taints: Some(vec![Taint {
+                key: UNINITIALIZED.to_string(),
+                value: Some("true".to_string()),
+                effect: "NoSchedule".to_string(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        status: Some(NodeStatus {
+            addresses: Some(vec![NodeAddress {
+                type_: "Hostname".to_string(),
+                address: name.to_string(),
+            }]),
+            allocatable: Some(resources.clone()),
+            capacity: Some(resources),
+            conditions: Some(vec![
+                condition("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+                condition("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+                condition("PIDPressure", "False", "KubeletHasSufficientPID"),
+                condition("Ready", "True", "KubeletReady"),
+            ]),
+            images: Some(images),
+            node_info: Some(NodeSystemInfo {
+                architecture: "amd64".to_string(),
+                boot_id: format!("{:032x}", name.len()),
+                container_runtime_version: "containerd://1.7.22".to_string(),
+                kernel_version: "5.15.0-1073-azure".to_string(),
+                kube_proxy_version: "v1.31.2".to_string(),
+                kubelet_version: "v1.31.2".to_string(),
+                machine_id: format!("{:032x}", name.len() + 1),
+                operating_system: "linux".to_string(),
+                os_image: "Ubuntu 22.04.5 LTS".to_string(),
+                system_uuid: format!("{:032x}", name.len() + 2),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+    }
+}
+
+fn load_balancer_service(i: usize) -> Service {
+    let name = format!("svc-{i:04}");
+    Service {
+        metadata: ObjectMeta {
+            name: Some(name.clone()),
+            namespace: Some("default".to_string()),
+            ..Default::default()
+        },
+        spec: Some(ServiceSpec {
+            type_: Some("LoadBalancer".to_string()),
+            selector: Some(BTreeMap::from([("app".to_string(), name)])),
+            ports: Some(vec![ServicePort {
+                name: Some("http".to_string()),
+                protocol: Some("TCP".to_string()),
+                port: 80,
+                node_port: Some(30000 + i32::try_from(i).expect("small index")),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// ARM calls in the fake's journal from `since` on: (reads, writes, operation polls, next seq).
+async fn arm_calls(fake: &FakeAzure, since: u64) -> (usize, usize, usize, u64) {
+    let (_, export) = fake
+        .admin(
+            reqwest::Method::GET,
+            &format!("/admin/journal?since={since}"),
+            None,
+        )
+        .await;
+    let mut counts = (0, 0, 0);
+    for entry in export["entries"].as_array().into_iter().flatten() {
+        if entry["surface"] != "arm" {
+            continue;
+        }
+        let path = entry["path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if path.contains("/operations/") || path.contains("/operationresults/") {
+            counts.2 += 1;
+        } else if entry["method"] == "GET" {
+            counts.0 += 1;
+        } else {
+            counts.1 += 1;
+        }
+    }
+    assert_eq!(
+        export["dropped"].as_u64().unwrap_or(0),
+        0,
+        "journal too small"
+    );
+    let next = export["nextSeq"].as_u64().expect("nextSeq");
+    (counts.0, counts.1, counts.2, next)
+}
+
+/// `VmHWM` and `VmRSS` of a process, in KiB.
+fn memory_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// A child process killed on drop, with its stderr in a file for failures.
+struct Running {
+    child: Child,
+    log: tempfile::NamedTempFile,
+}
+
+impl Running {
+    fn spawn(command: &mut Command) -> Running {
+        let log = tempfile::NamedTempFile::new().expect("log file");
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(log.reopen().expect("log handle"))
+            .spawn()
+            .expect("spawn");
+        Running { child, log }
+    }
+
+    fn check_alive(&mut self) {
+        if let Some(status) = self.child.try_wait().expect("poll") {
+            let logs = std::fs::read_to_string(self.log.path()).unwrap_or_default();
+            panic!("exited {status}:\n{logs}");
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `done` every 500 ms while `process` runs; panics after `limit`.
+async fn wait_until<F, Fut>(what: &str, process: &mut Running, limit: Duration, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + limit;
+    while !done().await {
+        process.check_alive();
+        assert!(Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+fn idle_window() -> Duration {
+    let secs = std::env::var("CCM_BENCH_IDLE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    Duration::from_secs(secs)
+}
+
+fn start_fake(topology: &Path) -> FakeAzure {
+    FakeAzure::start(
+        topology,
+        &[
+            "--no-throttle",
+            "--retry-after",
+            "0",
+            "--lro-polls",
+            "0",
+            "--no-imds-rate-limits",
+            "--journal-capacity",
+            "2000000",
+        ],
+    )
+}
+
+async fn run_ccm(case: &Case, dir: &Path) {
+    let topology = with_app(&case.topology, dir);
+    let network = Network::read(&topology);
+    let fake = start_fake(&topology);
+    let api = ApiServer::start();
+    let config = network.azure_json(&fake, dir);
+    let client = api.client().await;
+    let nodes: Api<Node> = Api::all(client.clone());
+    let names: Vec<String> = fake.imds.iter().map(|(n, _)| n.clone()).collect();
+    stream::iter(names.iter())
+        .map(|name| {
+            let nodes = nodes.clone();
+            async move {
+                nodes
+                    .create(&PostParams::default(), &registered_node(name))
+                    .await
+            }
+        })
+        .buffer_unordered(16)
+        .try_collect::<Vec<_>>()
+        .await
+        .expect("register nodes");
+    let (_, _, _, seq) = arm_calls(&fake, 0).await;
+
+    let started = Instant::now();
+    let mut ccm = Running::spawn(
+        Command::new(env!("CARGO_BIN_EXE_cloud-controller-manager"))
+            .arg(format!("--cloud-config={}", config.display()))
+            .arg("--kubeconfig")
+            .arg(api.kubeconfig())
+            .args([
+                "--cluster-name=kubernetes",
+                "--configure-cloud-routes=false",
+                "--secure-port=0",
+            ])
+            .env("SSL_CERT_FILE", &fake.ca_file),
+    );
+    let pid = ccm.child.id();
+    wait_until(
+        "every node initialised",
+        &mut ccm,
+        Duration::from_secs(1800),
+        || async {
+            let list = nodes
+                .list(&ListParams::default())
+                .await
+                .expect("list nodes");
+            list.items.iter().all(|n| {
+                n.spec.as_ref().is_some_and(|s| {
+                    s.provider_id.is_some()
+                        && !s.taints.iter().flatten().any(|t| t.key == UNINITIALIZED)
+                })
+            })
+        },
+    )
+    .await;
+    let init_time = started.elapsed();
+    let (reads, writes, polls, seq) = arm_calls(&fake, seq).await;
+    println!(
+        "{:>6} | {:>5} nodes | init {:>7.1} s | init ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls})",
+        case.name,
+        names.len(),
+        init_time.as_secs_f64(),
+        reads + writes + polls,
+    );
+
+    let services: Api<Service> = Api::namespaced(client, "default");
+    let mut seq = seq;
+    if case.services > 0 {
+        let started = Instant::now();
+        for i in 0..case.services {
+            services
+                .create(&PostParams::default(), &load_balancer_service(i))
+                .await
+                .expect("create service");
+        }
+        wait_until(
+            "every Service has an ingress IP",
+            &mut ccm,
+            Duration::from_secs(3600),
+            || async {
+                let list = services
+                    .list(&ListParams::default())
+                    .await
+                    .expect("list services");
+                let wanted = list.items.iter().filter(|s| {
+                    s.spec.as_ref().and_then(|sp| sp.type_.as_deref()) == Some("LoadBalancer")
+                });
+                wanted.clone().count() == case.services
+                    && wanted.into_iter().all(|s| {
+                        s.status
+                            .as_ref()
+                            .and_then(|st| st.load_balancer.as_ref())
+                            .and_then(|lb| lb.ingress.as_ref())
+                            .is_some_and(|i| !i.is_empty())
+                    })
+            },
+        )
+        .await;
+        let elapsed = started.elapsed();
+        let (reads, writes, polls, next) = arm_calls(&fake, seq).await;
+        seq = next;
+        println!(
+            "{:>6} | {:>5} Services | ready {:>6.1} s | ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls})",
+            case.name,
+            case.services,
+            elapsed.as_secs_f64(),
+            reads + writes + polls,
+        );
+    }
+    let idle = idle_window();
+    tokio::time::sleep(idle).await;
+    ccm.check_alive();
+    let (reads, writes, polls, _) = arm_calls(&fake, seq).await;
+    let (hwm, rss) = memory_kib(pid);
+    println!(
+        "{:>6} | idle {:>3} s: ARM calls {} (writes {writes}) | cloud-controller-manager peak RSS (VmHWM) {:.1} MiB, RSS now {:.1} MiB",
+        case.name,
+        idle.as_secs(),
+        reads + writes + polls,
+        mib(hwm),
+        mib(rss),
+    );
+}
+
+async fn run_cnm(dir: &Path) {
+    let topology = with_app(&example("small.yaml"), dir);
+    let fake = start_fake(&topology);
+    let api = ApiServer::start();
+    let (node, imds) = fake
+        .imds
+        .iter()
+        .find(|(name, _)| name.contains("agentpool"))
+        .cloned()
+        .expect("an agent node");
+    let nodes: Api<Node> = Api::all(api.client().await);
+    nodes
+        .create(&PostParams::default(), &registered_node(&node))
+        .await
+        .expect("register node");
+    let started = Instant::now();
+    let mut cnm = Running::spawn(
+        Command::new(env!("CARGO_BIN_EXE_cloud-node-manager"))
+            .args(["--node-name", &node, "--imds-endpoint", &imds])
+            .arg("--kubeconfig")
+            .arg(api.kubeconfig())
+            .env("SSL_CERT_FILE", &fake.ca_file)
+            .env_remove("AZURE_IMDS_ENDPOINT"),
+    );
+    let pid = cnm.child.id();
+    wait_until(
+        "the node initialised",
+        &mut cnm,
+        Duration::from_secs(120),
+        || async {
+            nodes.get(&node).await.is_ok_and(|n| {
+                !n.spec
+                    .iter()
+                    .flat_map(|s| s.taints.iter().flatten())
+                    .any(|t| t.key == UNINITIALIZED)
+            })
+        },
+    )
+    .await;
+    let init_time = started.elapsed();
+    let idle = idle_window();
+    tokio::time::sleep(idle).await;
+    cnm.check_alive();
+    let (reads, writes, polls, _) = arm_calls(&fake, 0).await;
+    let (hwm, rss) = memory_kib(pid);
+    println!(
+        "   cnm | 1 node | init {:.2} s | ARM calls {} | cloud-node-manager peak RSS (VmHWM) {:.1} MiB, RSS now {:.1} MiB after {} s idle",
+        init_time.as_secs_f64(),
+        reads + writes + polls,
+        mib(hwm),
+        mib(rss),
+        idle.as_secs(),
+    );
+}
+
+fn main() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let selected: Vec<String> = std::env::var("CCM_BENCH_CASES")
+        .unwrap_or_else(|_| "small,zonal,cnm,1000,5000".to_string())
+        .split(',')
+        .map(|c| c.trim().to_string())
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let huge = five_thousand_nodes(dir.path());
+    let cases = [
+        Case {
+            name: "small",
+            topology: example("small.yaml"),
+            services: 2,
+        },
+        Case {
+            name: "zonal",
+            topology: example("zonal-vmss.yaml"),
+            services: 2,
+        },
+        Case {
+            name: "1000",
+            topology: example("1000-nodes.yaml"),
+            services: 0,
+        },
+        Case {
+            name: "5000",
+            topology: huge,
+            services: 1000,
+        },
+    ];
+    println!("case   | figures (cloud-controller-manager release build, fakes on 127.0.0.1)");
+    for case in &cases {
+        if selected.iter().any(|s| s == case.name) {
+            let case_dir = tempfile::tempdir().expect("tempdir");
+            runtime.block_on(run_ccm(case, case_dir.path()));
+        }
+        if case.name == "zonal" && selected.iter().any(|s| s == "cnm") {
+            let case_dir = tempfile::tempdir().expect("tempdir");
+            runtime.block_on(run_cnm(case_dir.path()));
+        }
+    }
+}
