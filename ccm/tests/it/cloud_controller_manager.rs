@@ -288,6 +288,13 @@ impl Manager {
         Some((status, response.text().await.ok()?))
     }
 
+    /// SIGKILL: the process dies at once without releasing its Lease, like a crash.
+    pub(crate) fn kill(&self) -> std::process::ExitStatus {
+        let mut child = self.child();
+        child.kill().expect("kill -KILL");
+        child.wait().expect("wait")
+    }
+
     pub(crate) fn terminate(&self) -> std::process::ExitStatus {
         let pid = self.child().id();
         let status = Command::new("kill")
@@ -331,7 +338,7 @@ async fn holder(leases: &Api<Lease>) -> Option<String> {
     holder_of(leases, "cloud-controller-manager").await
 }
 
-async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
+pub(crate) async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
     leases
         .get_opt(name)
         .await
