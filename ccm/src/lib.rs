@@ -4,6 +4,8 @@
 //! `ccm-controllers`, see `ccm/README.md`); this package holds the binaries and the small pieces
 //! only they need.
 
+pub mod azure_feeds;
+pub mod cloud_config;
 pub mod go_duration;
 pub mod https_server;
 pub mod imds_provider;

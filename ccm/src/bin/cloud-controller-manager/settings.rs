@@ -1,10 +1,10 @@
 //! Validation of the whole command line into what the process will do, before any network call
 //! or write: every refusal names the flag, the value and what is accepted.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use azure_ccm::cloud_config::CloudConfigSource;
 use azure_ccm::kube_rate_limit::KubeRateLimit;
 use azure_ccm::serving_cert::CertSource;
 use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
@@ -15,22 +15,6 @@ use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
 
 use crate::controllers_flag;
 use crate::flags::Flags;
-
-/// Where the cloud config is read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CloudConfigSource {
-    /// `--cloud-config`.
-    File(PathBuf),
-    /// `--cloud-config-secret-namespace/--cloud-config-secret-name`, key `--cloud-config-key`.
-    Secret {
-        /// Namespace.
-        namespace: String,
-        /// Name.
-        name: String,
-        /// Data key.
-        key: String,
-    },
-}
 
 /// The validated plan of the process.
 pub struct Settings {
