@@ -6,6 +6,7 @@
 
 pub mod azure_feeds;
 pub mod cloud_config;
+pub mod election_args;
 pub mod go_duration;
 pub mod https_server;
 pub mod imds_provider;

@@ -35,20 +35,20 @@ pub fn document(flags: &Flags) -> Value {
             },
             "ControllerStartInterval": format(flags.controller_start_interval),
             "LeaderElection": {
-                "LeaderElect": flags.leader_elect,
-                "LeaseDuration": format(flags.leader_elect_lease_duration),
-                "RenewDeadline": format(flags.leader_elect_renew_deadline),
-                "RetryPeriod": format(flags.leader_elect_retry_period),
-                "ResourceLock": flags.leader_elect_resource_lock,
-                "ResourceName": flags.leader_elect_resource_name,
-                "ResourceNamespace": flags.leader_elect_resource_namespace,
+                "LeaderElect": flags.election.leader_elect,
+                "LeaseDuration": format(flags.election.leader_elect_lease_duration),
+                "RenewDeadline": format(flags.election.leader_elect_renew_deadline),
+                "RetryPeriod": format(flags.election.leader_elect_retry_period),
+                "ResourceLock": flags.election.leader_elect_resource_lock,
+                "ResourceName": flags.election.resource_name(crate::run::COMPONENT),
+                "ResourceNamespace": flags.election.leader_elect_resource_namespace,
             },
             "Controllers": flags.controllers,
             "Debugging": {
                 "EnableProfiling": flags.profiling,
                 "EnableContentionProfiling": flags.contention_profiling,
             },
-            "LeaderMigrationEnabled": flags.enable_leader_migration,
+            "LeaderMigrationEnabled": flags.election.enable_leader_migration,
         },
         "KubeCloudShared": {
             "CloudProvider": {

@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use azure_ccm::election_args::ElectionArgs;
 use azure_ccm::go_duration;
 use azure_ccm::logging::LogFormat;
 use clap::{ArgAction, Parser, ValueEnum};
@@ -103,43 +104,9 @@ pub struct Flags {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub concurrent_service_syncs: i32,
 
-    /// Take the leader Lease before running controllers.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "true", default_missing_value = "true", value_name = "BOOL")]
-    pub leader_elect: bool,
-
-    /// How long a holder keeps the Lease without renewing.
-    #[arg(long, value_parser = duration, default_value = "15s", value_name = "DURATION")]
-    pub leader_elect_lease_duration: Duration,
-
-    /// How long the holder retries a failed renewal before giving up.
-    #[arg(long, value_parser = duration, default_value = "10s", value_name = "DURATION")]
-    pub leader_elect_renew_deadline: Duration,
-
-    /// Pause between acquire or renew attempts.
-    #[arg(long, value_parser = duration, default_value = "2s", value_name = "DURATION")]
-    pub leader_elect_retry_period: Duration,
-
-    /// Lock kind; only `leases` is supported.
-    #[arg(long, default_value = "leases", value_name = "KIND")]
-    pub leader_elect_resource_lock: String,
-
-    /// Name of the leader Lease.
-    #[arg(long, default_value = "cloud-controller-manager", value_name = "NAME")]
-    pub leader_elect_resource_name: String,
-
-    /// Namespace of the leader Lease.
-    #[arg(long, default_value = "kube-system", value_name = "NAMESPACE")]
-    pub leader_elect_resource_namespace: String,
-
-    /// Leader Migration (KEP-2436): run the migrated controllers under a second Lease.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", value_name = "BOOL")]
-    pub enable_leader_migration: bool,
-
-    /// LeaderMigrationConfiguration file; empty means the built-in default.
-    #[arg(long, value_name = "FILE")]
-    pub leader_migration_config: Option<PathBuf>,
+    /// `--leader-elect*`, `--enable-leader-migration`, `--leader-migration-config`.
+    #[command(flatten)]
+    pub election: ElectionArgs,
 
     /// Address of the secure port.
     #[arg(long, default_value = "0.0.0.0", value_name = "IP")]

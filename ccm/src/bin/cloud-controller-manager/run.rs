@@ -23,7 +23,7 @@ use crate::leader_metrics::LeaderMetrics;
 use crate::{configz, settings};
 
 /// The component name Leader Migration configurations use for this manager.
-const COMPONENT: &str = "cloud-controller-manager";
+pub const COMPONENT: &str = "cloud-controller-manager";
 
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or a failure (Err).
 pub async fn run(flags: Flags) -> anyhow::Result<()> {
@@ -68,8 +68,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         controllers: &settings.controllers,
         election: settings.election.as_ref(),
         migration: settings.migration.as_ref(),
-        lease_namespace: &flags.leader_elect_resource_namespace,
-        lease_name: &flags.leader_elect_resource_name,
+        lease_namespace: &flags.election.leader_elect_resource_namespace,
+        lease_name: flags.election.resource_name(COMPONENT),
     };
     let host = Host::start(client, plan, inputs, running.clone())?;
     let gate_rx = host.gate();

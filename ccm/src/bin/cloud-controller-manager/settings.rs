@@ -7,8 +7,8 @@ use anyhow::{Context, bail};
 use azure_ccm::cloud_config::CloudConfigSource;
 use azure_ccm::kube_rate_limit::KubeRateLimit;
 use azure_ccm::serving_cert::CertSource;
-use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
-use ccm_controllers::migration::{LeaderMigrationConfig, MigrationFlags};
+use ccm_controllers::leader::ElectionConfig;
+use ccm_controllers::migration::LeaderMigrationConfig;
 use ccm_controllers::node_ipam::IpamConfig;
 use ccm_controllers::node_ipam::config::parse_cidr_list;
 use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
@@ -105,21 +105,14 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
             _ => true,
         })
         .collect();
-    let election = LeaderElectFlags {
-        leader_elect: flags.leader_elect,
-        lease_duration: flags.leader_elect_lease_duration,
-        renew_deadline: flags.leader_elect_renew_deadline,
-        retry_period: flags.leader_elect_retry_period,
-        resource_lock: flags.leader_elect_resource_lock.clone(),
-        resource_name: flags.leader_elect_resource_name.clone(),
-        resource_namespace: flags.leader_elect_resource_namespace.clone(),
-    }
-    .election(identity)?;
-    let migration = MigrationFlags {
-        enable: flags.enable_leader_migration,
-        config: flags.leader_migration_config.clone(),
-    }
-    .resolve(flags.leader_elect)?;
+    let election = flags
+        .election
+        .election(crate::run::COMPONENT)
+        .election(identity)?;
+    let migration = flags
+        .election
+        .migration()
+        .resolve(flags.election.leader_elect)?;
     let tls = if flags.secure_port == 0 {
         None
     } else {
