@@ -2,9 +2,8 @@
 //! refuses bad flags naming them, serves the secure port over HTTPS with a self-signed
 //! certificate, runs its controllers only while holding the Lease and hands over on SIGTERM.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::Mutex;
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
@@ -14,7 +13,8 @@ use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
 use crate::processes::{
-    ApiServer, FakeAzure, UNINITIALIZED, cloud_controller_manager, example, tainted_node,
+    ApiServer, FakeAzure, LoggedProcess, UNINITIALIZED, cloud_controller_manager, example,
+    small_azure_json, tainted_node,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -197,31 +197,15 @@ fn is_initialised(node: &Node) -> bool {
         && spec.and_then(|s| s.provider_id.as_ref()).is_some()
 }
 
-/// azure.json for the client-secret app of small.yaml.
-fn azure_json(fake: &FakeAzure, dir: &Path) -> PathBuf {
-    let path = dir.join("azure.json");
-    let text = format!(
-        r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
-             "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
-             "aadClientId": "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11",
-             "aadClientSecret": "fake-secret-not-for-production",
-             "resourceGroup": "k8s-small-rg", "location": "eastus", "vmType": "standard"}}"#,
-        fake.base, fake.tenant, fake.subscription
-    );
-    std::fs::write(&path, text).expect("write azure.json");
-    path
-}
-
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
 }
 
-/// One running manager, its secure port and its log file.
+/// One running manager and its secure port.
 pub(crate) struct Manager {
-    child: Mutex<Child>,
+    process: LoggedProcess,
     port: u16,
-    log: tempfile::NamedTempFile,
 }
 
 impl Manager {
@@ -236,40 +220,28 @@ impl Manager {
     }
 
     fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
-        let log = tempfile::NamedTempFile::new().expect("log file");
         let port = free_port();
-        let child = cloud_controller_manager()
+        let mut command = cloud_controller_manager();
+        command
             .args(source)
             .arg("--kubeconfig")
             .arg(api.kubeconfig())
             .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
             .arg(format!("--secure-port={port}"))
             .args(extra)
-            .env("SSL_CERT_FILE", &fake.ca_file)
-            .stdout(Stdio::null())
-            .stderr(log.reopen().expect("log handle"))
-            .spawn()
-            .expect("spawn cloud-controller-manager");
+            .env("SSL_CERT_FILE", &fake.ca_file);
         Manager {
-            child: Mutex::new(child),
+            process: LoggedProcess::spawn(command),
             port,
-            log,
         }
     }
 
     pub(crate) fn logs(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
-
-    fn child(&self) -> std::sync::MutexGuard<'_, Child> {
-        self.child
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.process.logs()
     }
 
     fn assert_running(&self) {
-        let exited = self.child().try_wait().expect("poll");
-        assert!(exited.is_none(), "exited {exited:?}:\n{}", self.logs());
+        self.process.assert_running();
     }
 
     async fn get(&self, path: &str) -> Option<(u16, String)> {
@@ -290,27 +262,11 @@ impl Manager {
 
     /// SIGKILL: the process dies at once without releasing its Lease, like a crash.
     pub(crate) fn kill(&self) -> std::process::ExitStatus {
-        let mut child = self.child();
-        child.kill().expect("kill -KILL");
-        child.wait().expect("wait")
+        self.process.kill()
     }
 
     pub(crate) fn terminate(&self) -> std::process::ExitStatus {
-        let pid = self.child().id();
-        let status = Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .expect("kill -TERM");
-        assert!(status.success());
-        self.child().wait().expect("wait")
-    }
-}
-
-impl Drop for Manager {
-    fn drop(&mut self) {
-        let mut child = self.child();
-        let _ = child.kill();
-        let _ = child.wait();
+        self.process.terminate()
     }
 }
 
@@ -362,7 +318,7 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let client = api.client().await;
     let nodes: Api<Node> = Api::all(client.clone());
     let leases: Api<Lease> = Api::namespaced(client, "kube-system");
@@ -531,7 +487,7 @@ async fn leader_migration_takes_the_migration_lease_after_the_main_one() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
     let manager = Manager::start(&fake, &api, &config, &["--enable-leader-migration"]);
     let main = wait_for("the main Lease is held", &[&manager], || holder(&leases)).await;
@@ -567,7 +523,8 @@ async fn reads_the_cloud_config_from_a_secret_without_a_file() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let text = std::fs::read_to_string(azure_json(&fake, dir.path())).expect("azure.json");
+    let text =
+        std::fs::read_to_string(small_azure_json(&fake, dir.path(), None)).expect("azure.json");
     let client = api.client().await;
     let secrets: Api<Secret> = Api::namespaced(client.clone(), "kube-system");
     let secret = Secret {
@@ -616,7 +573,7 @@ async fn without_leader_election_runs_the_selected_controllers_at_once() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
     let manager = Manager::start(
         &fake,

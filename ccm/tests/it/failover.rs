@@ -5,8 +5,6 @@
 //! carry the `userAgent` of its azure.json. The graceful (SIGTERM) hand-over is in
 //! `cloud_controller_manager.rs`.
 
-use std::path::{Path, PathBuf};
-
 use fake_process::{ArmWrite, LeaseHistory, LeaseRecord, overlaps};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Service};
@@ -14,26 +12,17 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Api;
 use kube::api::PostParams;
 
-use crate::ccm_services::{agent_nodes, azure_json, web};
+use crate::ccm_services::web;
 use crate::cloud_controller_manager::{Manager, holder_of, wait_for};
-use crate::processes::{ApiServer, FakeAzure, example, tainted_node};
+use crate::processes::{
+    ApiServer, FakeAzure, agent_nodes, example, small_azure_json, tainted_node,
+};
 
 const LEASE: &str = "cloud-controller-manager";
 /// Short but valid timings (lease > renew deadline > 1.2 × retry), so the test is fast.
 const LEASE_SECONDS: i64 = 6;
 const RENEW_SECONDS: i64 = 4;
 const RETRY_SECONDS: i64 = 1;
-
-/// A copy of `config` with its `userAgent` set, so the fake's journal names the writer.
-fn with_user_agent(config: &Path, agent: &str) -> PathBuf {
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(config).expect("read azure.json"))
-            .expect("azure.json");
-    json["userAgent"] = agent.into();
-    let path = config.with_file_name(format!("azure-{agent}.json"));
-    std::fs::write(&path, json.to_string()).expect("write azure.json");
-    path
-}
 
 fn election_flags() -> [String; 3] {
     [
@@ -84,7 +73,6 @@ async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps(
     );
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = azure_json(&fake, dir.path());
     let (agent_a, agent_b) = ("ccm-replica-a", "ccm-replica-b");
     let client = api.client().await;
     let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-system");
@@ -100,9 +88,19 @@ async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps(
     let extra: Vec<&str> = flags.iter().map(String::as_str).collect();
 
     // Replica A leads alone first, so its identity is known; B then stands by.
-    let a = Manager::start(&fake, &api, &with_user_agent(&base, agent_a), &extra);
+    let a = Manager::start(
+        &fake,
+        &api,
+        &small_azure_json(&fake, dir.path(), Some(agent_a)),
+        &extra,
+    );
     let identity_a = wait_for("replica A leads", &[&a], || holder_of(&leases, LEASE)).await;
-    let b = Manager::start(&fake, &api, &with_user_agent(&base, agent_b), &extra);
+    let b = Manager::start(
+        &fake,
+        &api,
+        &small_azure_json(&fake, dir.path(), Some(agent_b)),
+        &extra,
+    );
 
     // A's service controller gives `web` its Azure IP (ARM writes with A's user agent).
     let services: Api<Service> = Api::namespaced(client.clone(), "default");

@@ -2,7 +2,9 @@
 
 use std::process::Command;
 
-pub use fake_process::{ApiServer, FakeAzure, example};
+pub use fake_process::{
+    ApiServer, FakeAzure, LoggedProcess, agent_nodes, example, small_azure_json,
+};
 use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
 use kube::api::ObjectMeta;
 

@@ -13,9 +13,13 @@ use serde_json::Value;
 
 mod journal;
 mod lease_history;
+mod logged;
+mod small;
 
 pub use journal::{ArmWrite, arm_writes};
 pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, overlaps, tenures};
+pub use logged::LoggedProcess;
+pub use small::{agent_nodes, small_azure_json};
 
 /// An example topology under `fakes/examples/`.
 pub fn example(name: &str) -> PathBuf {
