@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ccm_controllers::leader::LeaderElectFlags;
-use ccm_controllers::migration::MigrationFlags;
+use ccm_controllers::host::HostPlan;
+use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
+use ccm_controllers::migration::{LeaderMigrationConfig, MigrationFlags};
 use clap::{ArgAction, Args};
 
 use crate::go_duration;
@@ -85,6 +86,25 @@ impl ElectionArgs {
         MigrationFlags {
             enable: self.enable_leader_migration,
             config: self.leader_migration_config.clone(),
+        }
+    }
+
+    /// What `component` hosts: `controllers` under `election` (validated from these flags) and
+    /// `migration`, the summary naming the Leases these flags locate.
+    pub fn host_plan<'a>(
+        &'a self,
+        component: &'static str,
+        controllers: &'a [&'static str],
+        election: Option<&'a ElectionConfig>,
+        migration: Option<&'a LeaderMigrationConfig>,
+    ) -> HostPlan<'a> {
+        HostPlan {
+            component,
+            controllers,
+            election,
+            migration,
+            lease_namespace: &self.leader_elect_resource_namespace,
+            lease_name: self.resource_name(component),
         }
     }
 }

@@ -5,7 +5,9 @@
 //! only they need.
 
 pub mod azure_feeds;
+pub mod azure_inputs;
 pub mod cloud_config;
+pub mod cloud_shared_args;
 pub mod election_args;
 pub mod go_duration;
 pub mod https_server;

@@ -3,15 +3,10 @@
 //! `--leader-elect-resource-name` defaults to `kube-controller-manager`).
 
 use std::path::PathBuf;
-use std::time::Duration;
 
+use azure_ccm::cloud_shared_args::KubeCloudSharedArgs;
 use azure_ccm::election_args::ElectionArgs;
-use azure_ccm::go_duration;
-use clap::{ArgAction, Args};
-
-fn duration(text: &str) -> Result<Duration, String> {
-    go_duration::parse(text).map_err(|e| e.to_string())
-}
+use clap::Args;
 
 /// `harness kube-controller-manager` flags.
 #[derive(Debug, Args)]
@@ -33,43 +28,10 @@ pub struct KcmArgs {
     #[arg(long, value_delimiter = ',', default_value = "*", value_name = "NAMES")]
     pub controllers: Vec<String>,
 
-    /// Cluster name: prefix of load balancer, backend pool and public IP names.
-    #[arg(long, default_value = "kubernetes", value_name = "NAME")]
-    pub cluster_name: String,
-
-    /// Pod CIDRs of the cluster, comma separated.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub cluster_cidr: String,
-
-    /// Allocate pod CIDRs to Nodes (node-ipam); the route controller needs it in-tree.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", value_name = "BOOL")]
-    pub allocate_node_cidrs: bool,
-
-    /// Node pod CIDR mask size for IPv4 (0 means 24).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv4: u8,
-
-    /// Node pod CIDR mask size for IPv6 (0 means 64).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv6: u8,
-
-    /// Service CIDRs, never handed to Nodes.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub service_cluster_ip_range: String,
-
-    /// Create routes for the Nodes' pod CIDRs (with --allocate-node-cidrs, as in-tree).
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "true", default_missing_value = "true", value_name = "BOOL")]
-    pub configure_cloud_routes: bool,
-
-    /// Period of the route reconciliation.
-    #[arg(long, value_parser = duration, default_value = "10s", value_name = "DURATION")]
-    pub route_reconciliation_period: Duration,
-
-    /// Period of the node lifecycle pass.
-    #[arg(long, value_parser = duration, default_value = "5s", value_name = "DURATION")]
-    pub node_monitor_period: Duration,
+    /// `--cluster-name`, `--cluster-cidr`, node-ipam and route flags (the route controller
+    /// runs only with both `--allocate-node-cidrs` and `--configure-cloud-routes`, as in-tree).
+    #[command(flatten)]
+    pub shared: KubeCloudSharedArgs,
 
     /// Workers of the service controller.
     #[arg(long, default_value_t = 1, value_name = "N")]

@@ -1,21 +1,12 @@
 //! Wiring: validate the flags, build the client and the Azure provider, host the enabled cloud
 //! controllers under the leases.
 
-use std::sync::Arc;
-
-use anyhow::{Context, bail};
-use azure_ccm::azure_feeds::AzureFeeds;
+use anyhow::bail;
+use azure_ccm::azure_inputs::build_inputs;
 use azure_ccm::cloud_config::{self, CloudConfigSource};
 use azure_ccm::kube_client;
-use ccm_azure::metrics::ArmMetrics;
-use ccm_controllers::host::{
-    BuildInputs, ControllerMetrics, ControllerSettings, Host, HostPlan, RunningControllers,
-    termination,
-};
+use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
-use ccm_controllers::node_ipam::IpamConfig;
-use ccm_controllers::node_ipam::config::parse_cidr_list;
-use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
 use prometheus_client::registry::Registry;
 
 use super::controllers;
@@ -23,38 +14,6 @@ use super::flags::KcmArgs;
 
 /// The component name Leader Migration configurations use for the in-tree manager.
 pub const COMPONENT: &str = "kube-controller-manager";
-
-/// The cloud controllers to run and node-ipam's ranges, refusing incoherent flags.
-fn plan(args: &KcmArgs) -> anyhow::Result<(Vec<&'static str>, Option<IpamConfig>)> {
-    let named = controllers::enabled(&args.controllers)?;
-    let clusters = parse_cidr_list("--cluster-cidr", &args.cluster_cidr)?;
-    let routes =
-        named.contains(&NODE_ROUTE) && args.configure_cloud_routes && args.allocate_node_cidrs;
-    if routes && clusters.is_empty() {
-        bail!("--cluster-cidr is empty but the route controller is enabled");
-    }
-    let ipam = (named.contains(&NODE_IPAM) && args.allocate_node_cidrs)
-        .then(|| {
-            let mask = |m: u8| (m != 0).then_some(m);
-            IpamConfig::from_flags(
-                &args.cluster_cidr,
-                mask(args.node_cidr_mask_size_ipv4),
-                mask(args.node_cidr_mask_size_ipv6),
-                &args.service_cluster_ip_range,
-            )
-            .context("--allocate-node-cidrs=true")
-        })
-        .transpose()?;
-    let controllers = named
-        .into_iter()
-        .filter(|name| match *name {
-            NODE_ROUTE => routes,
-            NODE_IPAM => ipam.is_some(),
-            _ => true,
-        })
-        .collect();
-    Ok((controllers, ipam))
-}
 
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or a failure (Err).
 pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
@@ -72,7 +31,8 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
     else {
         bail!("--cloud-config is required (a path to azure.json)");
     };
-    let (names, ipam) = plan(args)?;
+    let named = controllers::enabled(&args.controllers)?;
+    let (names, ipam) = args.shared.select(named, true)?;
     let identity = default_identity();
     let election = args.election.election(COMPONENT).election(&identity)?;
     let migration = args
@@ -89,35 +49,18 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
     let config = cloud_config::read(&CloudConfigSource::File(cloud_config), &client).await?;
 
     let mut registry = Registry::default();
-    let arm_metrics = ArmMetrics::register(&mut registry);
-    let metrics = ControllerMetrics::register(&mut registry);
     let running = RunningControllers::register(&mut registry, COMPONENT);
-    let provider = Arc::new(cloud_config::provider(&config, arm_metrics).await?);
-    let inputs = BuildInputs {
-        client: client.clone(),
-        feeds: Arc::new(AzureFeeds::new(&provider)),
-        provider,
-        settings: ControllerSettings {
-            cluster_name: args.cluster_name.clone(),
-            cluster_cidr: args.cluster_cidr.clone(),
-            concurrent_service_syncs: args.concurrent_service_syncs.max(1),
-            node_monitor_period: args.node_monitor_period,
-            // cloud-node does not run in-tree; the value is unused.
-            node_status_update_frequency: args.node_monitor_period,
-            route_reconciliation_period: args.route_reconciliation_period,
-            ipam,
-            start_interval: std::time::Duration::ZERO,
-        },
-        metrics,
-    };
-    let plan = HostPlan {
-        component: COMPONENT,
-        controllers: &names,
-        election: election.as_ref(),
-        migration: migration.as_ref(),
-        lease_namespace: &args.election.leader_elect_resource_namespace,
-        lease_name: args.election.resource_name(COMPONENT),
-    };
+    // cloud-node does not run in-tree: its refresh period is unused.
+    let settings = args.shared.controller_settings(
+        args.concurrent_service_syncs,
+        args.shared.node_monitor_period,
+        ipam,
+        std::time::Duration::ZERO,
+    );
+    let inputs = build_inputs(&client, &config, &mut registry, settings).await?;
+    let plan = args
+        .election
+        .host_plan(COMPONENT, &names, election.as_ref(), migration.as_ref());
     let host = Host::start(client, plan, inputs, running)?;
     let shutdown = termination()?;
     tracing::info!("kube-controller-manager stand-in started");

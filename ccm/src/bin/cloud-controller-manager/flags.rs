@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use azure_ccm::cloud_shared_args::KubeCloudSharedArgs;
 use azure_ccm::election_args::ElectionArgs;
 use azure_ccm::go_duration;
 use azure_ccm::logging::LogFormat;
@@ -27,8 +28,8 @@ pub enum CidrAllocatorType {
     Cloud,
 }
 
-/// cloud-controller-manager: runs the Azure cloud controllers (node lifecycle, node IPAM, and,
-/// once they land, the Service load balancer and route controllers) under leader election.
+/// cloud-controller-manager: runs the Azure cloud controllers (cloud-node, node lifecycle,
+/// Service load balancers, routes, node IPAM) under leader election.
 #[derive(Debug, Parser)]
 #[command(name = "cloud-controller-manager", version)]
 pub struct Flags {
@@ -44,18 +45,9 @@ pub struct Flags {
     #[arg(long, value_delimiter = ',', default_value = "*", value_name = "NAMES")]
     pub controllers: Vec<String>,
 
-    /// Cluster name: prefix of load balancer, backend pool and public IP names.
-    #[arg(long, default_value = "kubernetes", value_name = "NAME")]
-    pub cluster_name: String,
-
-    /// Pod CIDRs of the cluster, comma separated, at most one per IP family.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub cluster_cidr: String,
-
-    /// Allocate pod CIDRs to Nodes (starts node-ipam).
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", value_name = "BOOL")]
-    pub allocate_node_cidrs: bool,
+    /// `--cluster-name`, `--cluster-cidr`, node-ipam and route flags shared with the KCM.
+    #[command(flatten)]
+    pub shared: KubeCloudSharedArgs,
 
     /// Pod CIDR allocator of node-ipam.
     #[arg(
@@ -70,31 +62,6 @@ pub struct Flags {
     /// per-family flags).
     #[arg(long, default_value_t = 24, value_name = "BITS")]
     pub node_cidr_mask_size: u8,
-
-    /// Node pod CIDR mask size for IPv4 (0 means 24).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv4: u8,
-
-    /// Node pod CIDR mask size for IPv6 (0 means 64).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv6: u8,
-
-    /// Service CIDRs, comma separated (at most two), never handed to Nodes.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub service_cluster_ip_range: String,
-
-    /// Create routes for the Nodes' pod CIDRs in the cluster route table (route controller).
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "true", default_missing_value = "true", value_name = "BOOL")]
-    pub configure_cloud_routes: bool,
-
-    /// Period of the route reconciliation.
-    #[arg(long, value_parser = duration, default_value = "10s", value_name = "DURATION")]
-    pub route_reconciliation_period: Duration,
-
-    /// Period of the node lifecycle pass.
-    #[arg(long, value_parser = duration, default_value = "5s", value_name = "DURATION")]
-    pub node_monitor_period: Duration,
 
     /// Period of the cloud-node controller's address refresh.
     #[arg(long, value_parser = duration, default_value = "5m", value_name = "DURATION")]

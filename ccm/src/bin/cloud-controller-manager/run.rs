@@ -6,13 +6,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use azure_ccm::azure_feeds::AzureFeeds;
+use azure_ccm::azure_inputs::build_inputs;
 use azure_ccm::{cloud_config, kube_client};
-use ccm_azure::metrics::ArmMetrics;
-use ccm_controllers::host::{
-    BuildInputs, ControllerMetrics, ControllerSettings, Host, HostPlan, RunningControllers,
-    termination,
-};
+use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
 use prometheus_client::registry::Registry;
 use tokio::sync::watch;
@@ -39,38 +35,22 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let config = cloud_config::read(&settings.cloud_config, &client).await?;
 
     let mut registry = Registry::default();
-    let arm_metrics = ArmMetrics::register(&mut registry);
-    let metrics = ControllerMetrics::register(&mut registry);
     let running = RunningControllers::register(&mut registry, COMPONENT);
     let leader_metrics = LeaderMetrics::register(&mut registry);
     registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
-    let provider = Arc::new(cloud_config::provider(&config, arm_metrics).await?);
-
-    let inputs = BuildInputs {
-        client: client.clone(),
-        feeds: Arc::new(AzureFeeds::new(&provider)),
-        provider,
-        settings: ControllerSettings {
-            cluster_name: flags.cluster_name.clone(),
-            cluster_cidr: flags.cluster_cidr.clone(),
-            concurrent_service_syncs: u16::try_from(flags.concurrent_service_syncs.max(1))
-                .unwrap_or(1),
-            node_monitor_period: flags.node_monitor_period,
-            node_status_update_frequency: flags.node_status_update_frequency,
-            route_reconciliation_period: flags.route_reconciliation_period,
-            ipam: settings.ipam.clone(),
-            start_interval: flags.controller_start_interval,
-        },
-        metrics,
-    };
-    let plan = HostPlan {
-        component: COMPONENT,
-        controllers: &settings.controllers,
-        election: settings.election.as_ref(),
-        migration: settings.migration.as_ref(),
-        lease_namespace: &flags.election.leader_elect_resource_namespace,
-        lease_name: flags.election.resource_name(COMPONENT),
-    };
+    let controller_settings = flags.shared.controller_settings(
+        u16::try_from(flags.concurrent_service_syncs).unwrap_or(1),
+        flags.node_status_update_frequency,
+        settings.ipam.clone(),
+        flags.controller_start_interval,
+    );
+    let inputs = build_inputs(&client, &config, &mut registry, controller_settings).await?;
+    let plan = flags.election.host_plan(
+        COMPONENT,
+        &settings.controllers,
+        settings.election.as_ref(),
+        settings.migration.as_ref(),
+    );
     let host = Host::start(client, plan, inputs, running.clone())?;
     let gate_rx = host.gate();
     if let Some(main) = &settings.election {
