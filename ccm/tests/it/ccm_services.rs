@@ -2,38 +2,19 @@
 //! the Service gets its finalizer and the public IP Azure allocated, the fake's ARM holds the
 //! PIP, frontend and NSG rule, and deleting the Service removes them before the object goes.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{Node, Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::core::v1::{Node, Service};
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use kube::api::{DeleteParams, PostParams};
 
 use crate::cloud_controller_manager::{Manager, wait_for};
-use crate::processes::{ApiServer, FakeAzure, agent_nodes, example, small_azure_json};
+use crate::processes::{
+    ApiServer, FakeAzure, agent_nodes, example, load_balancer_service, small_azure_json, tcp_port,
+};
 
 const FINALIZER: &str = "service.kubernetes.io/load-balancer-cleanup";
 
 pub(crate) fn web() -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some("web".to_string()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            type_: Some("LoadBalancer".to_string()),
-            selector: Some(BTreeMap::from([("app".to_string(), "web".to_string())])),
-            ports: Some(vec![ServicePort {
-                name: Some("http".to_string()),
-                protocol: Some("TCP".to_string()),
-                port: 80,
-                node_port: Some(30080),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    load_balancer_service("web", vec![tcp_port("http", 80, 30080)])
 }
 
 /// ARM write paths (PUT / DELETE) in the fake's journal.

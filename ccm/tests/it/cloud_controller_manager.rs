@@ -4,7 +4,6 @@
 
 use std::path::Path;
 use std::process::Output;
-use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -240,10 +239,6 @@ impl Manager {
         self.process.logs()
     }
 
-    fn assert_running(&self) {
-        self.process.assert_running();
-    }
-
     async fn get(&self, path: &str) -> Option<(u16, String)> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         // The certificate is self-signed: what is checked is that the port speaks HTTPS.
@@ -271,23 +266,13 @@ impl Manager {
 }
 
 /// Polls `check` every 200 ms for up to 60 s while `managers` keep running.
-pub(crate) async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], mut check: F) -> T
+pub(crate) async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        for manager in managers {
-            manager.assert_running();
-        }
-        let logs: Vec<String> = managers.iter().map(|m| m.logs()).collect();
-        assert!(Instant::now() < deadline, "timed out: {what}\n{logs:#?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let processes: Vec<&LoggedProcess> = managers.iter().map(|m| &m.process).collect();
+    fake_process::wait_for(what, &processes, check).await
 }
 
 async fn holder(leases: &Api<Lease>) -> Option<String> {
@@ -295,13 +280,7 @@ async fn holder(leases: &Api<Lease>) -> Option<String> {
 }
 
 pub(crate) async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
-    leases
-        .get_opt(name)
-        .await
-        .expect("get lease")
-        .and_then(|l| l.spec)
-        .and_then(|s| s.holder_identity)
-        .filter(|h| !h.is_empty())
+    fake_process::lease_holder(leases, name).await
 }
 
 /// The agent nodes of small.yaml.

@@ -5,17 +5,17 @@
 //! carry the `userAgent` of its azure.json. The graceful (SIGTERM) hand-over is in
 //! `cloud_controller_manager.rs`.
 
-use fake_process::{ArmWrite, LeaseHistory, LeaseRecord, overlaps};
+use fake_process::{LeaseHistory, LeaseRecord, overlaps, writes_by, writes_out_of_turn};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Service};
-use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use k8s_openapi::jiff::SignedDuration;
 use kube::Api;
 use kube::api::PostParams;
 
 use crate::ccm_services::web;
 use crate::cloud_controller_manager::{Manager, holder_of, wait_for};
 use crate::processes::{
-    ApiServer, FakeAzure, agent_nodes, example, small_azure_json, tainted_node,
+    ingress_ip, load_balancer_service, small_azure_json, small_cluster, tainted_node, tcp_port,
 };
 
 const LEASE: &str = "cloud-controller-manager";
@@ -32,34 +32,6 @@ fn election_flags() -> [String; 3] {
     ]
 }
 
-fn service(name: &str, port: i32, node_port: i32) -> Service {
-    let mut service = web();
-    service.metadata.name = Some(name.to_owned());
-    if let Some(p) = service
-        .spec
-        .as_mut()
-        .and_then(|s| s.ports.as_mut())
-        .and_then(|p| p.first_mut())
-    {
-        p.port = port;
-        p.node_port = Some(node_port);
-    }
-    service
-}
-
-async fn ingress_of(services: &Api<Service>, name: &str) -> Option<String> {
-    services
-        .get(name)
-        .await
-        .ok()?
-        .status?
-        .load_balancer?
-        .ingress?
-        .first()?
-        .ip
-        .clone()
-}
-
 /// The Lease as it is now.
 async fn current(leases: &Api<Lease>) -> LeaseRecord {
     LeaseRecord::of(&leases.get(LEASE).await.expect("get lease"))
@@ -67,22 +39,12 @@ async fn current(leases: &Api<Lease>) -> LeaseRecord {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps() {
-    let fake = FakeAzure::start(
-        &example("small.yaml"),
-        &["--lro-polls", "0", "--journal-capacity", "100000"],
-    );
-    let api = ApiServer::start();
+    let (fake, api) = small_cluster().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (agent_a, agent_b) = ("ccm-replica-a", "ccm-replica-b");
     let client = api.client().await;
     let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-system");
     let nodes: Api<Node> = Api::all(client.clone());
-    for node in agent_nodes(&fake).await {
-        nodes
-            .create(&PostParams::default(), &node)
-            .await
-            .expect("node");
-    }
     let history = LeaseHistory::record(client.clone(), "kube-system", LEASE);
     let flags = election_flags();
     let extra: Vec<&str> = flags.iter().map(String::as_str).collect();
@@ -109,16 +71,13 @@ async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps(
         .await
         .expect("service");
     wait_for("A gives web its IP", &[&a, &b], || {
-        ingress_of(&services, "web")
+        ingress_ip(&services, "web")
     })
     .await;
+    let writes = fake.arm_writes().await;
     assert!(
-        fake.arm_writes()
-            .await
-            .iter()
-            .any(|w| w.user_agent.as_deref() == Some(agent_a)),
-        "the ARM client did not send azure.json's userAgent: {:#?}",
-        fake.arm_writes().await
+        writes_by(&writes, agent_a) > 0,
+        "the ARM client did not send azure.json's userAgent: {writes:#?}"
     );
     assert_eq!(holder_of(&leases, LEASE).await, Some(identity_a.clone()));
 
@@ -160,10 +119,13 @@ async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps(
 
     // B carries on: a new Service gets its IP through B.
     services
-        .create(&PostParams::default(), &service("api", 8080, 30081))
+        .create(
+            &PostParams::default(),
+            &load_balancer_service("api", vec![tcp_port("http", 8080, 30081)]),
+        )
         .await
         .expect("service");
-    wait_for("B gives api its IP", &[&b], || ingress_of(&services, "api")).await;
+    wait_for("B gives api its IP", &[&b], || ingress_ip(&services, "api")).await;
     // And initialises a new Node.
     nodes
         .create(&PostParams::default(), &tainted_node("k8s-master-0"))
@@ -194,42 +156,16 @@ async fn a_killed_leader_is_replaced_after_its_lease_expires_and_never_overlaps(
         history.records()
     );
 
-    // The journal: every ARM write between two holder changes comes from the holder only.
+    // The journal: every ARM write between two holder changes comes from the holder only, and
+    // A's last write precedes B's acquisition.
     let writes = fake.arm_writes().await;
-    let by = |agent: &str| -> Vec<&ArmWrite> {
-        writes
-            .iter()
-            .filter(|w| w.user_agent.as_deref() == Some(agent))
-            .collect()
-    };
-    let (writes_a, writes_b) = (by(agent_a), by(agent_b));
-    assert_eq!(
-        writes_a.len() + writes_b.len(),
-        writes.len(),
-        "writes from neither replica: {writes:#?}"
-    );
-    assert!(!writes_a.is_empty() && !writes_b.is_empty(), "{writes:#?}");
-    let in_tenure = |w: &ArmWrite, from: Timestamp, until: Option<Timestamp>| {
-        w.time >= from && until.is_none_or(|u| w.time < u)
-    };
-    for w in &writes_a {
-        assert!(
-            in_tenure(w, tenures[0].acquired, Some(acquired_b)),
-            "A wrote outside its tenure: {w:?}\n{tenures:#?}"
-        );
-    }
-    for w in &writes_b {
-        assert!(
-            in_tenure(w, acquired_b, None),
-            "B wrote before it held the Lease: {w:?}\n{tenures:#?}"
-        );
-    }
-    let last_a = writes_a.last().expect("A wrote");
-    let first_b = writes_b.first().expect("B wrote");
     assert!(
-        last_a.seq < first_b.seq && last_a.time < acquired_b,
-        "A's last write {last_a:?}, B acquired at {acquired_b}, B's first write {first_b:?}"
+        writes_by(&writes, agent_a) > 0 && writes_by(&writes, agent_b) > 0,
+        "{writes:#?}"
     );
+    let turns = [(agent_a, tenures[0].acquired), (agent_b, acquired_b)];
+    let problems = writes_out_of_turn(&writes, &turns);
+    assert!(problems.is_empty(), "{problems:#?}\n{tenures:#?}");
     let exit = b.terminate();
     assert!(exit.success(), "{exit:?}\n{}", b.logs());
 }

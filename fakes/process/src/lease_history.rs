@@ -151,6 +151,17 @@ pub fn tenures(records: &[LeaseRecord]) -> Vec<Tenure> {
     out
 }
 
+/// The current holder of `name` (`None`: absent, or released).
+pub async fn lease_holder(leases: &Api<Lease>, name: &str) -> Option<String> {
+    leases
+        .get_opt(name)
+        .await
+        .expect("get lease")
+        .and_then(|l| l.spec)
+        .and_then(|s| s.holder_identity)
+        .filter(|h| !h.is_empty())
+}
+
 /// Holder changes that broke mutual exclusion: a new holder acquired before the previous one's
 /// last renewal had expired (`renewTime + leaseDurationSeconds`) without a release in between,
 /// or `leaseTransitions` did not grow by one. Empty when the history is sound.

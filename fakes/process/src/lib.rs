@@ -14,12 +14,16 @@ use serde_json::Value;
 mod journal;
 mod lease_history;
 mod logged;
+mod services;
 mod small;
+mod wait;
 
-pub use journal::{ArmWrite, arm_writes};
-pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, overlaps, tenures};
+pub use journal::{ArmWrite, arm_writes, writes_by, writes_out_of_turn};
+pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, lease_holder, overlaps, tenures};
 pub use logged::LoggedProcess;
-pub use small::{agent_nodes, small_azure_json};
+pub use services::{ingress_ip, load_balancer_service, tcp_port};
+pub use small::{agent_nodes, small_azure_json, small_cluster};
+pub use wait::wait_for;
 
 /// An example topology under `fakes/examples/`.
 pub fn example(name: &str) -> PathBuf {

@@ -3,9 +3,29 @@
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeSpec, NodeStatus};
-use kube::api::ObjectMeta;
+use kube::Api;
+use kube::api::{ObjectMeta, PostParams};
 
-use crate::FakeAzure;
+use crate::{ApiServer, FakeAzure, example};
+
+/// small.yaml served with operations that finish at their first poll (the order of calls, not
+/// their pace, is under test) and a journal that keeps a whole test, and an API server already
+/// holding the topology's agent Nodes, initialised.
+pub async fn small_cluster() -> (FakeAzure, ApiServer) {
+    let fake = FakeAzure::start(
+        &example("small.yaml"),
+        &["--lro-polls", "0", "--journal-capacity", "100000"],
+    );
+    let api = ApiServer::start();
+    let nodes: Api<Node> = Api::all(api.client().await);
+    for node in agent_nodes(&fake).await {
+        nodes
+            .create(&PostParams::default(), &node)
+            .await
+            .expect("create node");
+    }
+    (fake, api)
+}
 
 /// Writes `azure.json` for small.yaml's client-secret app and network names into `dir` (file
 /// `azure-<user_agent>.json`, or `azure.json`), with `userAgent` when given so the fake's journal

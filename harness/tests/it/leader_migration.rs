@@ -8,17 +8,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use fake_process::{
-    ApiServer, ArmWrite, FakeAzure, LeaseHistory, LoggedProcess, agent_nodes, example, overlaps,
-    small_azure_json, workspace_binary,
+    ApiServer, ArmWrite, FakeAzure, LeaseHistory, LoggedProcess, ingress_ip, lease_holder,
+    load_balancer_service, overlaps, small_azure_json, small_cluster, tcp_port, wait_for,
+    workspace_binary, writes_by, writes_out_of_turn,
 };
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Node, Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 
 const MIGRATION_LEASE: &str = "cloud-provider-extraction-migration";
 const KCM: &str = "kube-controller-manager";
@@ -71,75 +71,6 @@ fn manager(
     LoggedProcess::spawn(command)
 }
 
-/// Polls `check` every 200 ms for up to 60 s while `processes` keep running.
-async fn wait_for<T, F, Fut>(what: &str, processes: &[&LoggedProcess], mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        for process in processes {
-            process.assert_running();
-        }
-        let logs: Vec<String> = processes.iter().map(|p| p.logs()).collect();
-        assert!(Instant::now() < deadline, "timed out: {what}\n{logs:#?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-async fn holder(leases: &Api<Lease>, name: &str) -> Option<String> {
-    leases
-        .get_opt(name)
-        .await
-        .expect("get lease")
-        .and_then(|l| l.spec)
-        .and_then(|s| s.holder_identity)
-        .filter(|h| !h.is_empty())
-}
-
-fn web() -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some("web".to_string()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            type_: Some("LoadBalancer".to_string()),
-            ports: Some(vec![port("http", 80, 30080)]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-fn port(name: &str, port: i32, node_port: i32) -> ServicePort {
-    ServicePort {
-        name: Some(name.to_string()),
-        protocol: Some("TCP".to_string()),
-        port,
-        node_port: Some(node_port),
-        ..Default::default()
-    }
-}
-
-async fn ingress_ip(services: &Api<Service>) -> Option<String> {
-    services
-        .get("web")
-        .await
-        .ok()?
-        .status?
-        .load_balancer?
-        .ingress?
-        .first()?
-        .ip
-        .clone()
-}
-
 /// `(time, controller, lease)` of each "starting controller" line of a log.
 fn controller_starts(log: &str) -> Vec<(Timestamp, String, String)> {
     log.lines()
@@ -163,21 +94,10 @@ fn controller_starts(log: &str) -> Vec<(Timestamp, String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
-    let fake = FakeAzure::start(
-        &example("small.yaml"),
-        &["--lro-polls", "0", "--journal-capacity", "100000"],
-    );
-    let api = ApiServer::start();
+    let (fake, api) = small_cluster().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = api.client().await;
     let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-system");
-    let nodes: Api<Node> = Api::all(client.clone());
-    for node in agent_nodes(&fake).await {
-        nodes
-            .create(&PostParams::default(), &node)
-            .await
-            .expect("node");
-    }
     let history = LeaseHistory::record(client.clone(), "kube-system", MIGRATION_LEASE);
     let ccm_binary = workspace_binary("azure-ccm", CCM);
 
@@ -198,21 +118,24 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
         ],
     );
     let kcm_identity = wait_for("the KCM holds its main Lease", &[&kcm], || {
-        holder(&leases, KCM)
+        lease_holder(&leases, KCM)
     })
     .await;
     let held = wait_for("the KCM holds the migration Lease", &[&kcm], || {
-        holder(&leases, MIGRATION_LEASE)
+        lease_holder(&leases, MIGRATION_LEASE)
     })
     .await;
     assert_eq!(held, kcm_identity);
     let services: Api<Service> = Api::namespaced(client.clone(), "default");
     services
-        .create(&PostParams::default(), &web())
+        .create(
+            &PostParams::default(),
+            &load_balancer_service("web", vec![tcp_port("http", 80, 30080)]),
+        )
         .await
         .expect("service");
     let ip = wait_for("the KCM gives the Service its IP", &[&kcm], || {
-        ingress_ip(&services)
+        ingress_ip(&services, "web")
     })
     .await;
 
@@ -233,7 +156,7 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
         ],
     );
     let ccm_identity = wait_for("the CCM holds its main Lease", &[&kcm, &ccm], || {
-        holder(&leases, CCM)
+        lease_holder(&leases, CCM)
     })
     .await;
     // Its non-migrated cloud-node controller runs under the main Lease at once.
@@ -251,7 +174,7 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
             .count()
     };
     let before = lb_writes_of(&fake.arm_writes().await, KCM);
-    let patch = serde_json::json!({"spec": {"ports": [port("http", 80, 30080), port("https", 443, 30443)]}});
+    let patch = serde_json::json!({"spec": {"ports": [tcp_port("http", 80, 30080), tcp_port("https", 443, 30443)]}});
     services
         .patch("web", &PatchParams::default(), &Patch::Merge(&patch))
         .await
@@ -261,7 +184,7 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
     })
     .await;
     assert_eq!(
-        holder(&leases, MIGRATION_LEASE).await,
+        lease_holder(&leases, MIGRATION_LEASE).await,
         Some(kcm_identity.clone())
     );
     let ccm_writes = |writes: &[ArmWrite]| {
@@ -290,11 +213,11 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
     let exit = kcm.terminate();
     assert!(exit.success(), "{exit:?}\n{}", kcm.logs());
     let taken = wait_for("the CCM holds the migration Lease", &[&ccm], || {
-        holder(&leases, MIGRATION_LEASE)
+        lease_holder(&leases, MIGRATION_LEASE)
     })
     .await;
     assert_eq!(taken, ccm_identity);
-    let patch = serde_json::json!({"spec": {"ports": [port("http", 80, 30080)]}});
+    let patch = serde_json::json!({"spec": {"ports": [tcp_port("http", 80, 30080)]}});
     services
         .patch("web", &PatchParams::default(), &Patch::Merge(&patch))
         .await
@@ -303,7 +226,10 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
         (lb_writes_of(&fake.arm_writes().await, CCM) > 0).then_some(())
     })
     .await;
-    assert_eq!(ingress_ip(&services).await.as_deref(), Some(ip.as_str()));
+    assert_eq!(
+        ingress_ip(&services, "web").await.as_deref(),
+        Some(ip.as_str())
+    );
 
     // The migration Lease: the KCM, released, then the CCM; never both.
     let tenures = history.tenures();
@@ -324,25 +250,13 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
 
     // The journal: every KCM write precedes the CCM's first, which follows its acquisition.
     let writes = fake.arm_writes().await;
-    let by = |agent: &str| -> Vec<&ArmWrite> {
-        writes
-            .iter()
-            .filter(|w| w.user_agent.as_deref() == Some(agent))
-            .collect()
-    };
-    let (kcm_writes, ccm_writes) = (by(KCM), by(CCM));
-    assert_eq!(
-        kcm_writes.len() + ccm_writes.len(),
-        writes.len(),
+    assert!(
+        writes_by(&writes, KCM) > 0 && writes_by(&writes, CCM) > 0,
         "{writes:#?}"
     );
-    let last_kcm = kcm_writes.last().expect("KCM wrote");
-    let first_ccm = ccm_writes.first().expect("CCM wrote");
-    assert!(last_kcm.seq < first_ccm.seq, "{last_kcm:?} / {first_ccm:?}");
-    assert!(
-        last_kcm.time < ccm_acquired && first_ccm.time >= ccm_acquired,
-        "KCM's last write {last_kcm:?}, CCM acquired {ccm_acquired}, CCM's first write {first_ccm:?}"
-    );
+    let turns = [(KCM, tenures[0].acquired), (CCM, ccm_acquired)];
+    let problems = writes_out_of_turn(&writes, &turns);
+    assert!(problems.is_empty(), "{problems:#?}\n{tenures:#?}");
 
     // The CCM's log: each migrated controller started under the migration Lease, after the CCM
     // acquired it; cloud-node under the main Lease.
