@@ -295,3 +295,68 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
     let exit = ccm.terminate();
     assert!(exit.success(), "{exit:?}\n{}", ccm.logs());
 }
+
+#[test]
+fn the_stand_in_refuses_bad_flags_naming_them() {
+    let config = "--cloud-config=/nonexistent/azure.json";
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--cloud-provider=aws", config],
+            &["--cloud-provider", "aws"],
+        ),
+        (&["--cloud-provider=azure"], &["--cloud-config"]),
+        // In-tree there is no cloud-node controller.
+        (
+            &[
+                "--cloud-provider=azure",
+                config,
+                "--controllers=*,-cloud-node",
+            ],
+            &["--controllers", "-cloud-node"],
+        ),
+        (
+            &[
+                "--cloud-provider=azure",
+                config,
+                "--enable-leader-migration",
+                "--leader-elect=false",
+            ],
+            &["leader"],
+        ),
+        (
+            &[
+                "--cloud-provider=azure",
+                config,
+                "--leader-migration-config=/etc/leadermigration.conf",
+            ],
+            &["--enable-leader-migration"],
+        ),
+        (
+            &[
+                "--cloud-provider=azure",
+                config,
+                "--allocate-node-cidrs",
+                "--cluster-cidr=10.244.0.0/16",
+            ],
+            // Valid flags: the first input read is the kubeconfig.
+            &["--kubeconfig", "/nonexistent/kubeconfig"],
+        ),
+        (
+            &["--cloud-provider=azure", config, "--allocate-node-cidrs"],
+            &["--cluster-cidr"],
+        ),
+    ];
+    for (args, named) in cases {
+        let output = Command::new(env!("CARGO_BIN_EXE_harness"))
+            .arg(KCM)
+            .args(*args)
+            .args(["--kubeconfig=/nonexistent/kubeconfig", "--secure-port=0"])
+            .output()
+            .expect("run harness");
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?}: {message}");
+        for word in *named {
+            assert!(message.contains(word), "{args:?}: {word} not in: {message}");
+        }
+    }
+}
