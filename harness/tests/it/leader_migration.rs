@@ -5,6 +5,9 @@
 //! takes the migration Lease and carries on. "Never both" is checked from the migration Lease's
 //! history, the fake ARM's journal (each manager's azure.json has its own `userAgent`) and the
 //! CCM's log, which names the lease governing each controller when it starts.
+//!
+//! The CCM binary is found in the target dir (`fake_process::workspace_binary`, built when
+//! missing); after editing `ccm/`, `cargo build -p azure-ccm` before `cargo test -p harness`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

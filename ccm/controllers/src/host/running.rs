@@ -16,21 +16,16 @@ pub struct RunningControllers {
 impl RunningControllers {
     /// Registers the family for the component `manager` (`cloud-controller-manager`, ...).
     pub fn register(registry: &mut Registry, manager: &'static str) -> Self {
-        let this = Self::unregistered(manager);
+        let this = RunningControllers {
+            family: Family::default(),
+            manager,
+        };
         registry.register(
             "running_managed_controllers",
             "Indicates where instances of a controller are currently running",
             this.family.clone(),
         );
         this
-    }
-
-    /// A family no registry exports (a process without a metrics endpoint).
-    pub fn unregistered(manager: &'static str) -> Self {
-        RunningControllers {
-            family: Family::default(),
-            manager,
-        }
     }
 
     fn labels(&self, name: &str) -> Vec<(String, String)> {
