@@ -4,6 +4,11 @@
 //! `ccm-controllers`, see `ccm/README.md`); this package holds the binaries and the small pieces
 //! only they need.
 
+pub mod azure_feeds;
+pub mod azure_inputs;
+pub mod cloud_config;
+pub mod cloud_shared_args;
+pub mod election_args;
 pub mod go_duration;
 pub mod https_server;
 pub mod imds_provider;

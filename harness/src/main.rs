@@ -2,6 +2,8 @@
 
 use clap::{Parser, Subcommand};
 
+mod kube_controller_manager;
+
 /// Command line of the harness binary.
 #[derive(Debug, Parser)]
 #[command(
@@ -22,6 +24,9 @@ enum Command {
     Testgrid(testgrid::cli::TestgridArgs),
     /// Generate and lint in-tree and out-of-tree manifests.
     Manifests(ccm_manifests::cli::ManifestsArgs),
+    /// Stand-in in-tree kube-controller-manager: the cloud controllers over the Azure provider,
+    /// under leader election and Leader Migration (component `kube-controller-manager`).
+    KubeControllerManager(kube_controller_manager::KcmArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -34,5 +39,6 @@ fn main() -> anyhow::Result<()> {
         Command::Manifests(args) => {
             ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed)
         }
+        Command::KubeControllerManager(args) => kube_controller_manager::main(args),
     }
 }

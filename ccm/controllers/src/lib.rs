@@ -8,6 +8,7 @@
 //! shutdown, resourceVersion concurrency); the reasons are in [`leader`].
 
 pub mod event_post;
+pub mod host;
 pub mod leader;
 pub mod migration;
 pub mod node;

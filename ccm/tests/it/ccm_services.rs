@@ -2,87 +2,19 @@
 //! the Service gets its finalizer and the public IP Azure allocated, the fake's ARM holds the
 //! PIP, frontend and NSG rule, and deleting the Service removes them before the object goes.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{
-    Node, NodeAddress, NodeSpec, NodeStatus, Service, ServicePort, ServiceSpec,
-};
+use k8s_openapi::api::core::v1::{Node, Service};
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
-use reqwest::Method;
+use kube::api::{DeleteParams, PostParams};
 
 use crate::cloud_controller_manager::{Manager, wait_for};
-use crate::processes::{ApiServer, FakeAzure, example};
+use crate::processes::{
+    ApiServer, FakeAzure, agent_nodes, example, load_balancer_service, small_azure_json, tcp_port,
+};
 
 const FINALIZER: &str = "service.kubernetes.io/load-balancer-cleanup";
 
-/// azure.json for small.yaml with its network names.
-fn azure_json(fake: &FakeAzure, dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join("azure.json");
-    let text = format!(
-        r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
-             "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
-             "aadClientId": "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11",
-             "aadClientSecret": "fake-secret-not-for-production",
-             "resourceGroup": "k8s-small-rg", "location": "eastus", "vmType": "standard",
-             "securityGroupName": "k8s-nsg", "vnetName": "k8s-vnet", "subnetName": "k8s-subnet"}}"#,
-        fake.base, fake.tenant, fake.subscription
-    );
-    std::fs::write(&path, text).expect("write azure.json");
-    path
-}
-
-/// The agent VMs of small.yaml as initialised Nodes (providerID and InternalIP).
-async fn agent_nodes(fake: &FakeAzure) -> Vec<Node> {
-    let mut nodes = Vec::new();
-    for (name, _) in fake.imds.iter().filter(|(n, _)| n.contains("agentpool")) {
-        let (status, described) = fake
-            .admin(Method::GET, &format!("/admin/compute/nodes/{name}"), None)
-            .await;
-        assert_eq!(status, 200, "{described}");
-        let ip = described["privateIps"][0].as_str().expect("ip").to_string();
-        nodes.push(Node {
-            metadata: ObjectMeta {
-                name: Some(name.clone()),
-                ..Default::default()
-            },
-            spec: Some(NodeSpec {
-                provider_id: described["providerId"].as_str().map(str::to_string),
-                ..Default::default()
-            }),
-            status: Some(NodeStatus {
-                addresses: Some(vec![NodeAddress {
-                    type_: "InternalIP".to_string(),
-                    address: ip,
-                }]),
-                ..Default::default()
-            }),
-        });
-    }
-    nodes
-}
-
-fn web() -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some("web".to_string()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            type_: Some("LoadBalancer".to_string()),
-            selector: Some(BTreeMap::from([("app".to_string(), "web".to_string())])),
-            ports: Some(vec![ServicePort {
-                name: Some("http".to_string()),
-                protocol: Some("TCP".to_string()),
-                port: 80,
-                node_port: Some(30080),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+pub(crate) fn web() -> Service {
+    load_balancer_service("web", vec![tcp_port("http", 80, 30080)])
 }
 
 /// ARM write paths (PUT / DELETE) in the fake's journal.
@@ -109,7 +41,7 @@ async fn a_load_balancer_service_gets_its_azure_ip_and_leaves_nothing_behind() {
     let fake = FakeAzure::start(&example("small.yaml"), &["--lro-polls", "0"]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let client = api.client().await;
     let nodes: Api<Node> = Api::all(client.clone());
     for node in agent_nodes(&fake).await {

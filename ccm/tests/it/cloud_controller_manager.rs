@@ -2,10 +2,8 @@
 //! refuses bad flags naming them, serves the secure port over HTTPS with a self-signed
 //! certificate, runs its controllers only while holding the Lease and hands over on SIGTERM.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Output;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -14,7 +12,8 @@ use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
 use crate::processes::{
-    ApiServer, FakeAzure, UNINITIALIZED, cloud_controller_manager, example, tainted_node,
+    ApiServer, FakeAzure, LoggedProcess, UNINITIALIZED, cloud_controller_manager, example,
+    small_azure_json, tainted_node,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -197,31 +196,15 @@ fn is_initialised(node: &Node) -> bool {
         && spec.and_then(|s| s.provider_id.as_ref()).is_some()
 }
 
-/// azure.json for the client-secret app of small.yaml.
-fn azure_json(fake: &FakeAzure, dir: &Path) -> PathBuf {
-    let path = dir.join("azure.json");
-    let text = format!(
-        r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
-             "resourceManagerEndpoint": "{}/", "tenantId": "{}", "subscriptionId": "{}",
-             "aadClientId": "6e1b3c52-6a1f-4d0e-9a3b-3c2f7d9e0a11",
-             "aadClientSecret": "fake-secret-not-for-production",
-             "resourceGroup": "k8s-small-rg", "location": "eastus", "vmType": "standard"}}"#,
-        fake.base, fake.tenant, fake.subscription
-    );
-    std::fs::write(&path, text).expect("write azure.json");
-    path
-}
-
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
 }
 
-/// One running manager, its secure port and its log file.
+/// One running manager and its secure port.
 pub(crate) struct Manager {
-    child: Mutex<Child>,
+    process: LoggedProcess,
     port: u16,
-    log: tempfile::NamedTempFile,
 }
 
 impl Manager {
@@ -236,40 +219,24 @@ impl Manager {
     }
 
     fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
-        let log = tempfile::NamedTempFile::new().expect("log file");
         let port = free_port();
-        let child = cloud_controller_manager()
+        let mut command = cloud_controller_manager();
+        command
             .args(source)
             .arg("--kubeconfig")
             .arg(api.kubeconfig())
             .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
             .arg(format!("--secure-port={port}"))
             .args(extra)
-            .env("SSL_CERT_FILE", &fake.ca_file)
-            .stdout(Stdio::null())
-            .stderr(log.reopen().expect("log handle"))
-            .spawn()
-            .expect("spawn cloud-controller-manager");
+            .env("SSL_CERT_FILE", &fake.ca_file);
         Manager {
-            child: Mutex::new(child),
+            process: LoggedProcess::spawn(command),
             port,
-            log,
         }
     }
 
     pub(crate) fn logs(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
-
-    fn child(&self) -> std::sync::MutexGuard<'_, Child> {
-        self.child
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn assert_running(&self) {
-        let exited = self.child().try_wait().expect("poll");
-        assert!(exited.is_none(), "exited {exited:?}:\n{}", self.logs());
+        self.process.logs()
     }
 
     async fn get(&self, path: &str) -> Option<(u16, String)> {
@@ -288,57 +255,32 @@ impl Manager {
         Some((status, response.text().await.ok()?))
     }
 
-    pub(crate) fn terminate(&self) -> std::process::ExitStatus {
-        let pid = self.child().id();
-        let status = Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .expect("kill -TERM");
-        assert!(status.success());
-        self.child().wait().expect("wait")
+    /// SIGKILL: the process dies at once without releasing its Lease, like a crash.
+    pub(crate) fn kill(&self) -> std::process::ExitStatus {
+        self.process.kill()
     }
-}
 
-impl Drop for Manager {
-    fn drop(&mut self) {
-        let mut child = self.child();
-        let _ = child.kill();
-        let _ = child.wait();
+    pub(crate) fn terminate(&self) -> std::process::ExitStatus {
+        self.process.terminate()
     }
 }
 
 /// Polls `check` every 200 ms for up to 60 s while `managers` keep running.
-pub(crate) async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], mut check: F) -> T
+pub(crate) async fn wait_for<T, F, Fut>(what: &str, managers: &[&Manager], check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        for manager in managers {
-            manager.assert_running();
-        }
-        let logs: Vec<String> = managers.iter().map(|m| m.logs()).collect();
-        assert!(Instant::now() < deadline, "timed out: {what}\n{logs:#?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let processes: Vec<&LoggedProcess> = managers.iter().map(|m| &m.process).collect();
+    fake_process::wait_for(what, &processes, check).await
 }
 
 async fn holder(leases: &Api<Lease>) -> Option<String> {
     holder_of(leases, "cloud-controller-manager").await
 }
 
-async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
-    leases
-        .get_opt(name)
-        .await
-        .expect("get lease")
-        .and_then(|l| l.spec)
-        .and_then(|s| s.holder_identity)
-        .filter(|h| !h.is_empty())
+pub(crate) async fn holder_of(leases: &Api<Lease>, name: &str) -> Option<String> {
+    fake_process::lease_holder(leases, name).await
 }
 
 /// The agent nodes of small.yaml.
@@ -355,7 +297,7 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let client = api.client().await;
     let nodes: Api<Node> = Api::all(client.clone());
     let leases: Api<Lease> = Api::namespaced(client, "kube-system");
@@ -524,7 +466,7 @@ async fn leader_migration_takes_the_migration_lease_after_the_main_one() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
     let manager = Manager::start(&fake, &api, &config, &["--enable-leader-migration"]);
     let main = wait_for("the main Lease is held", &[&manager], || holder(&leases)).await;
@@ -560,7 +502,8 @@ async fn reads_the_cloud_config_from_a_secret_without_a_file() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let text = std::fs::read_to_string(azure_json(&fake, dir.path())).expect("azure.json");
+    let text =
+        std::fs::read_to_string(small_azure_json(&fake, dir.path(), None)).expect("azure.json");
     let client = api.client().await;
     let secrets: Api<Secret> = Api::namespaced(client.clone(), "kube-system");
     let secret = Secret {
@@ -609,7 +552,7 @@ async fn without_leader_election_runs_the_selected_controllers_at_once() {
     let fake = FakeAzure::start(&example("small.yaml"), &[]);
     let api = ApiServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = azure_json(&fake, dir.path());
+    let config = small_azure_json(&fake, dir.path(), None);
     let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
     let manager = Manager::start(
         &fake,

@@ -4,4 +4,5 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod failover;
 mod processes;

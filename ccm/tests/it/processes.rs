@@ -2,7 +2,10 @@
 
 use std::process::Command;
 
-pub use fake_process::{ApiServer, FakeAzure, example};
+pub use fake_process::{
+    ApiServer, FakeAzure, LoggedProcess, agent_nodes, example, ingress_ip, load_balancer_service,
+    small_azure_json, small_cluster, tcp_port,
+};
 use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
 use kube::api::ObjectMeta;
 

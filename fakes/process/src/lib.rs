@@ -11,6 +11,20 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+mod journal;
+mod lease_history;
+mod logged;
+mod services;
+mod small;
+mod wait;
+
+pub use journal::{ArmWrite, arm_writes, writes_by, writes_out_of_turn};
+pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, lease_holder, overlaps, tenures};
+pub use logged::LoggedProcess;
+pub use services::{ingress_ip, load_balancer_service, tcp_port};
+pub use small::{agent_nodes, small_azure_json, small_cluster};
+pub use wait::wait_for;
+
 /// An example topology under `fakes/examples/`.
 pub fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,36 +38,34 @@ pub fn example(name: &str) -> PathBuf {
 /// `cargo build -p azure-fakes` by hand.
 pub fn binary() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test binary path");
-        // target/<profile>/deps/<test> -> target/<profile>/azure-fakes
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>");
-        let bin = profile_dir.join("azure-fakes");
-        if bin.exists() {
-            return bin;
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let release = profile_dir.file_name().is_some_and(|n| n == "release");
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "azure-fakes",
-                "--bin",
-                "azure-fakes",
-            ])
-            .args(release.then_some("--release"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo build -p azure-fakes");
-        assert!(status.success(), "building azure-fakes failed");
-        assert!(bin.exists(), "azure-fakes not at {}", bin.display());
-        bin
-    })
+    BIN.get_or_init(|| workspace_binary("azure-fakes", "azure-fakes"))
+}
+
+/// Path of the binary `bin` of the workspace package `package` next to the running test
+/// (`target/<profile>/<bin>`), built with `cargo build -p <package> --bin <bin>` (with `--release`
+/// for benches) when missing, for tests that run another package's binary as a process.
+pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    // target/<profile>/deps/<test> -> target/<profile>/<bin>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let path = profile_dir.join(bin);
+    if path.exists() {
+        return path;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--bin", bin])
+        .args(release.then_some("--release"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap_or_else(|e| panic!("cargo build -p {package}: {e}"));
+    assert!(status.success(), "building {bin} of {package} failed");
+    assert!(path.exists(), "{bin} not at {}", path.display());
+    path
 }
 
 /// Installs ring as rustls' provider (the workspace's one TLS stack); a second call is harmless.
@@ -182,6 +194,11 @@ impl FakeAzure {
         self.admin(reqwest::Method::GET, "/admin/journal", None)
             .await
             .1
+    }
+
+    /// The ARM writes in the journal, in order, with their time and `User-Agent`.
+    pub async fn arm_writes(&self) -> Vec<ArmWrite> {
+        arm_writes(&self.journal().await)
     }
 }
 

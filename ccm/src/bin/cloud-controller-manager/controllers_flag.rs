@@ -1,73 +1,19 @@
-//! `--controllers`: which cloud controllers this process may run.
-//!
-//! Verified (migration.md §1.3, k8s.io/controller-manager `IsControllerEnabled` and
-//! `GenericControllerManagerConfigurationOptions.Validate`/`ApplyTo`): entries are read in order and
-//! the first that names a controller decides (`name` enables, `-name` disables); otherwise `*`
-//! enables it (no controller is disabled by default); aliases (`cloud-node`, `cloud-node-lifecycle`,
-//! `service`, `route`) are normalised to canonical names; an unknown name is an error.
-//! **[infer]** empty entries (`*,,-route`) are skipped.
+//! `--controllers` of the CCM: its five cloud controllers by canonical name or alias
+//! (`cloud-node`, `cloud-node-lifecycle`, `service`, `route`); the parsing rules are
+//! `ccm_controllers::host::enabled`'s.
 
+use ccm_controllers::host::{self, FlagName, UnknownController};
 use ccm_names::controllers::{CLOUD_CONTROLLERS, lookup};
-
-/// An entry of `--controllers` naming no known controller.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error(
-    "--controllers: {entry:?} is not in the list of known controllers (accepted: *, {known}, each optionally prefixed with -)"
-)]
-pub struct UnknownController {
-    /// The entry as given.
-    pub entry: String,
-    /// Every accepted name and alias.
-    pub known: String,
-}
 
 /// The canonical names enabled by `entries`, in start order.
 pub fn enabled(entries: &[String]) -> Result<Vec<&'static str>, UnknownController> {
-    // Normalise first, refusing unknown names, like ApplyTo + Validate.
-    let mut normalised = Vec::with_capacity(entries.len());
-    for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
-        if entry == "*" {
-            normalised.push(Entry::Star);
-            continue;
-        }
-        let (negated, name) = match entry.strip_prefix('-') {
-            Some(name) => (true, name),
-            None => (false, entry),
-        };
-        let controller = lookup(name).ok_or_else(|| UnknownController {
-            entry: entry.to_owned(),
-            known: known_names(),
-        })?;
-        normalised.push(Entry::Named {
-            canonical: controller.canonical,
-            enabled: !negated,
-        });
-    }
-    Ok(CLOUD_CONTROLLERS
-        .iter()
-        .map(|c| c.canonical)
-        .filter(|name| is_enabled(name, &normalised))
-        .collect())
-}
-
-enum Entry {
-    Star,
-    Named {
-        canonical: &'static str,
-        enabled: bool,
-    },
-}
-
-fn is_enabled(name: &str, entries: &[Entry]) -> bool {
-    let mut star = false;
-    for entry in entries {
-        match entry {
-            Entry::Named { canonical, enabled } if *canonical == name => return *enabled,
-            Entry::Star => star = true,
-            Entry::Named { .. } => {}
-        }
-    }
-    star
+    let hosted: Vec<&'static str> = CLOUD_CONTROLLERS.iter().map(|c| c.canonical).collect();
+    host::enabled(
+        entries,
+        &hosted,
+        |name| lookup(name).map(|c| FlagName::Hosted(c.canonical)),
+        known_names,
+    )
 }
 
 fn known_names() -> String {

@@ -20,7 +20,7 @@ use ccm_names::controllers::lookup;
 use prometheus_client::registry::Registry;
 use tokio::sync::watch;
 
-use crate::controller_set::RunningControllers;
+use ccm_controllers::host::RunningControllers;
 
 /// What the handlers read.
 pub struct Endpoints {

@@ -7,6 +7,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use azure_ccm::cloud_shared_args::KubeCloudSharedArgs;
+use azure_ccm::election_args::ElectionArgs;
 use azure_ccm::go_duration;
 use azure_ccm::logging::LogFormat;
 use clap::{ArgAction, Parser, ValueEnum};
@@ -26,8 +28,8 @@ pub enum CidrAllocatorType {
     Cloud,
 }
 
-/// cloud-controller-manager: runs the Azure cloud controllers (node lifecycle, node IPAM, and,
-/// once they land, the Service load balancer and route controllers) under leader election.
+/// cloud-controller-manager: runs the Azure cloud controllers (cloud-node, node lifecycle,
+/// Service load balancers, routes, node IPAM) under leader election.
 #[derive(Debug, Parser)]
 #[command(name = "cloud-controller-manager", version)]
 pub struct Flags {
@@ -43,18 +45,9 @@ pub struct Flags {
     #[arg(long, value_delimiter = ',', default_value = "*", value_name = "NAMES")]
     pub controllers: Vec<String>,
 
-    /// Cluster name: prefix of load balancer, backend pool and public IP names.
-    #[arg(long, default_value = "kubernetes", value_name = "NAME")]
-    pub cluster_name: String,
-
-    /// Pod CIDRs of the cluster, comma separated, at most one per IP family.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub cluster_cidr: String,
-
-    /// Allocate pod CIDRs to Nodes (starts node-ipam).
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", value_name = "BOOL")]
-    pub allocate_node_cidrs: bool,
+    /// `--cluster-name`, `--cluster-cidr`, node-ipam and route flags shared with the KCM.
+    #[command(flatten)]
+    pub shared: KubeCloudSharedArgs,
 
     /// Pod CIDR allocator of node-ipam.
     #[arg(
@@ -70,31 +63,6 @@ pub struct Flags {
     #[arg(long, default_value_t = 24, value_name = "BITS")]
     pub node_cidr_mask_size: u8,
 
-    /// Node pod CIDR mask size for IPv4 (0 means 24).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv4: u8,
-
-    /// Node pod CIDR mask size for IPv6 (0 means 64).
-    #[arg(long, default_value_t = 0, value_name = "BITS")]
-    pub node_cidr_mask_size_ipv6: u8,
-
-    /// Service CIDRs, comma separated (at most two), never handed to Nodes.
-    #[arg(long, default_value = "", value_name = "CIDRS")]
-    pub service_cluster_ip_range: String,
-
-    /// Create routes for the Nodes' pod CIDRs in the cluster route table (route controller).
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "true", default_missing_value = "true", value_name = "BOOL")]
-    pub configure_cloud_routes: bool,
-
-    /// Period of the route reconciliation.
-    #[arg(long, value_parser = duration, default_value = "10s", value_name = "DURATION")]
-    pub route_reconciliation_period: Duration,
-
-    /// Period of the node lifecycle pass.
-    #[arg(long, value_parser = duration, default_value = "5s", value_name = "DURATION")]
-    pub node_monitor_period: Duration,
-
     /// Period of the cloud-node controller's address refresh.
     #[arg(long, value_parser = duration, default_value = "5m", value_name = "DURATION")]
     pub node_status_update_frequency: Duration,
@@ -103,43 +71,9 @@ pub struct Flags {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub concurrent_service_syncs: i32,
 
-    /// Take the leader Lease before running controllers.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "true", default_missing_value = "true", value_name = "BOOL")]
-    pub leader_elect: bool,
-
-    /// How long a holder keeps the Lease without renewing.
-    #[arg(long, value_parser = duration, default_value = "15s", value_name = "DURATION")]
-    pub leader_elect_lease_duration: Duration,
-
-    /// How long the holder retries a failed renewal before giving up.
-    #[arg(long, value_parser = duration, default_value = "10s", value_name = "DURATION")]
-    pub leader_elect_renew_deadline: Duration,
-
-    /// Pause between acquire or renew attempts.
-    #[arg(long, value_parser = duration, default_value = "2s", value_name = "DURATION")]
-    pub leader_elect_retry_period: Duration,
-
-    /// Lock kind; only `leases` is supported.
-    #[arg(long, default_value = "leases", value_name = "KIND")]
-    pub leader_elect_resource_lock: String,
-
-    /// Name of the leader Lease.
-    #[arg(long, default_value = "cloud-controller-manager", value_name = "NAME")]
-    pub leader_elect_resource_name: String,
-
-    /// Namespace of the leader Lease.
-    #[arg(long, default_value = "kube-system", value_name = "NAMESPACE")]
-    pub leader_elect_resource_namespace: String,
-
-    /// Leader Migration (KEP-2436): run the migrated controllers under a second Lease.
-    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", value_name = "BOOL")]
-    pub enable_leader_migration: bool,
-
-    /// LeaderMigrationConfiguration file; empty means the built-in default.
-    #[arg(long, value_name = "FILE")]
-    pub leader_migration_config: Option<PathBuf>,
+    /// `--leader-elect*`, `--enable-leader-migration`, `--leader-migration-config`.
+    #[command(flatten)]
+    pub election: ElectionArgs,
 
     /// Address of the secure port.
     #[arg(long, default_value = "0.0.0.0", value_name = "IP")]

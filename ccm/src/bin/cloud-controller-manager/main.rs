@@ -1,7 +1,8 @@
 //! `cloud-controller-manager`: the Azure cloud controllers under leader election (and Leader
 //! Migration), with upstream's command line (`flags.rs`), validation before any write
 //! (`settings.rs`, `controllers_flag.rs`), the secure port (`endpoints.rs`, `configz.rs`) and the
-//! wiring (`run.rs`, `controller_set.rs`, `cloud_config.rs`).
+//! wiring (`run.rs`; the controllers are hosted by `ccm_controllers::host`, the cloud config
+//! and the Azure feeds are `azure_ccm::cloud_config` and `azure_ccm::azure_feeds`).
 //!
 //! Verified (anchor-ccm.md §1.2, §1.3, §8; migration.md §1.3): every flag name and default;
 //! `--concurrent-service-syncs` must be 1 and `--cloud-config` may be empty only with
@@ -17,8 +18,6 @@
 //! - content type, resync period, delegated authn/z, pprof, service account
 //!   credentials, dynamic reloading (config read once), node filter, feature gates,
 //!   `CloudAllocator`;
-//! - the service and route controllers are not in this build yet (`controller_set.rs` marks where
-//!   they start); their flags are validated;
 //! - **[infer]** `--cloud-provider` other than `azure` is refused at start (upstream fails when
 //!   initialising the cloud); the route controller runs with `--configure-cloud-routes=true`
 //!   whatever `--allocate-node-cidrs` says (anchor-ccm.md §1.2);
@@ -29,10 +28,7 @@
 //! - **[infer]** a SIGTERM releases the Lease (client-go `ReleaseOnCancel`, which upstream's CCM
 //!   does not set) so a standby takes over at once.
 
-mod cloud_config;
-mod cluster_feeds;
 mod configz;
-mod controller_set;
 mod controllers_flag;
 mod endpoints;
 mod flags;

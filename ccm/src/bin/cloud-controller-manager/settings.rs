@@ -1,36 +1,18 @@
 //! Validation of the whole command line into what the process will do, before any network call
 //! or write: every refusal names the flag, the value and what is accepted.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
+use azure_ccm::cloud_config::CloudConfigSource;
 use azure_ccm::kube_rate_limit::KubeRateLimit;
 use azure_ccm::serving_cert::CertSource;
-use ccm_controllers::leader::{ElectionConfig, LeaderElectFlags};
-use ccm_controllers::migration::{LeaderMigrationConfig, MigrationFlags};
+use ccm_controllers::leader::ElectionConfig;
+use ccm_controllers::migration::LeaderMigrationConfig;
 use ccm_controllers::node_ipam::IpamConfig;
-use ccm_controllers::node_ipam::config::parse_cidr_list;
-use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
 
 use crate::controllers_flag;
 use crate::flags::Flags;
-
-/// Where the cloud config is read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CloudConfigSource {
-    /// `--cloud-config`.
-    File(PathBuf),
-    /// `--cloud-config-secret-namespace/--cloud-config-secret-name`, key `--cloud-config-key`.
-    Secret {
-        /// Namespace.
-        namespace: String,
-        /// Name.
-        name: String,
-        /// Data key.
-        key: String,
-    },
-}
 
 /// The validated plan of the process.
 pub struct Settings {
@@ -69,73 +51,20 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
             flags.concurrent_service_syncs
         );
     }
-    for (flag, period) in [
-        ("--node-monitor-period", flags.node_monitor_period),
-        (
-            "--node-status-update-frequency",
-            flags.node_status_update_frequency,
-        ),
-        (
-            "--route-reconciliation-period",
-            flags.route_reconciliation_period,
-        ),
-    ] {
-        // [infer] upstream's wait loops spin on 0; a period must be positive here.
-        if period.is_zero() {
-            bail!("{flag}=0: the period must be positive (e.g. 5s)");
-        }
+    // [infer] upstream's wait loops spin on 0; a period must be positive here.
+    if flags.node_status_update_frequency.is_zero() {
+        bail!("--node-status-update-frequency=0: the period must be positive (e.g. 5s)");
     }
     let named = controllers_flag::enabled(&flags.controllers)?;
-    let clusters = parse_cidr_list("--cluster-cidr", &flags.cluster_cidr)?;
-    parse_cidr_list(
-        "--service-cluster-ip-range",
-        &flags.service_cluster_ip_range,
-    )?;
-    let routes = named.contains(&NODE_ROUTE) && flags.configure_cloud_routes;
-    if routes && clusters.is_empty() {
-        bail!(
-            "--cluster-cidr is empty but the route controller is enabled (--configure-cloud-routes=true): \
-             give the pod CIDR(s), or pass --configure-cloud-routes=false (Azure CNI) or --controllers=*,-route"
-        );
-    }
-    let ipam_enabled = named.contains(&NODE_IPAM) && flags.allocate_node_cidrs;
-    let ipam = if ipam_enabled {
-        let mask = |m: u8| (m != 0).then_some(m);
-        Some(
-            IpamConfig::from_flags(
-                &flags.cluster_cidr,
-                mask(flags.node_cidr_mask_size_ipv4),
-                mask(flags.node_cidr_mask_size_ipv6),
-                &flags.service_cluster_ip_range,
-            )
-            .context("--allocate-node-cidrs=true")?,
-        )
-    } else {
-        None
-    };
-    let controllers = named
-        .into_iter()
-        .filter(|name| match *name {
-            NODE_ROUTE => routes,
-            NODE_IPAM => ipam_enabled,
-            _ => true,
-        })
-        .collect();
-    let election = LeaderElectFlags {
-        leader_elect: flags.leader_elect,
-        lease_duration: flags.leader_elect_lease_duration,
-        renew_deadline: flags.leader_elect_renew_deadline,
-        retry_period: flags.leader_elect_retry_period,
-        resource_lock: flags.leader_elect_resource_lock.clone(),
-        resource_name: flags.leader_elect_resource_name.clone(),
-        resource_namespace: flags.leader_elect_resource_namespace.clone(),
-    }
-    .election(identity)?;
-    let migration = MigrationFlags {
-        enable: flags.enable_leader_migration,
-        config: flags.leader_migration_config.clone(),
-    }
-    .resolve(flags.leader_elect)?;
+    let (controllers, ipam) = flags.shared.select(named, false)?;
+    let election = flags
+        .election
+        .election(crate::run::COMPONENT)
+        .election(identity)?;
+    let migration = flags
+        .election
+        .migration()
+        .resolve(flags.election.leader_elect)?;
     let tls = if flags.secure_port == 0 {
         None
     } else {
@@ -200,6 +129,7 @@ fn cloud_config_source(flags: &Flags) -> anyhow::Result<CloudConfigSource> {
 
 #[cfg(test)]
 mod tests {
+    use ccm_names::controllers::{NODE_IPAM, NODE_ROUTE};
     use clap::Parser;
 
     use super::*;

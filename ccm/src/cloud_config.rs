@@ -1,5 +1,6 @@
 //! The cloud config (file or Secret), validated and logged redacted, and the Azure provider built
-//! from it with the process environment (`AZURE_*`, `SSL_CERT_FILE`, `SSL_CERT_DIR`).
+//! from it with the process environment (`AZURE_*`, `SSL_CERT_FILE`, `SSL_CERT_DIR`): shared by
+//! `cloud-controller-manager` and the harness's stand-in in-tree `kube-controller-manager`.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +11,23 @@ use ccm_azure::credential::CredentialOptions;
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::{AzureProvider, ProviderOptions};
 use k8s_openapi::api::core::v1::Secret;
+use std::path::PathBuf;
 
-use crate::settings::CloudConfigSource;
+/// Where the cloud config is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloudConfigSource {
+    /// `--cloud-config`.
+    File(PathBuf),
+    /// `--cloud-config-secret-namespace/--cloud-config-secret-name`, key `--cloud-config-key`.
+    Secret {
+        /// Namespace.
+        namespace: String,
+        /// Name.
+        name: String,
+        /// Data key.
+        key: String,
+    },
+}
 
 /// Reads and validates the cloud config; the `Display` of the result redacts secrets.
 pub async fn read(source: &CloudConfigSource, client: &kube::Client) -> anyhow::Result<Config> {

@@ -1,0 +1,69 @@
+//! Wiring: validate the flags, build the client and the Azure provider, host the enabled cloud
+//! controllers under the leases.
+
+use anyhow::bail;
+use azure_ccm::azure_inputs::build_inputs;
+use azure_ccm::cloud_config::{self, CloudConfigSource};
+use azure_ccm::kube_client;
+use ccm_controllers::host::{Host, RunningControllers, termination};
+use ccm_controllers::leader::default_identity;
+use prometheus_client::registry::Registry;
+
+use super::controllers;
+use super::flags::KcmArgs;
+
+/// The component name Leader Migration configurations use for the in-tree manager.
+pub const COMPONENT: &str = "kube-controller-manager";
+
+/// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or a failure (Err).
+pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    if args.cloud_provider != "azure" {
+        bail!(
+            "--cloud-provider={:?}: the stand-in emulates the in-tree \"azure\" provider only",
+            args.cloud_provider
+        );
+    }
+    let Some(cloud_config) = args
+        .cloud_config
+        .clone()
+        .filter(|p| !p.as_os_str().is_empty())
+    else {
+        bail!("--cloud-config is required (a path to azure.json)");
+    };
+    let named = controllers::enabled(&args.controllers)?;
+    let (names, ipam) = args.shared.select(named, true)?;
+    let identity = default_identity();
+    let election = args.election.election(COMPONENT).election(&identity)?;
+    let migration = args
+        .election
+        .migration()
+        .resolve(args.election.leader_elect)?;
+    if args.secure_port != 0 {
+        tracing::warn!(
+            port = args.secure_port,
+            "--secure-port: the stand-in serves nothing"
+        );
+    }
+    let client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
+    let config = cloud_config::read(&CloudConfigSource::File(cloud_config), &client).await?;
+
+    let mut registry = Registry::default();
+    let running = RunningControllers::register(&mut registry, COMPONENT);
+    // cloud-node does not run in-tree: its refresh period is unused.
+    let settings = args.shared.controller_settings(
+        args.concurrent_service_syncs,
+        args.shared.node_monitor_period,
+        ipam,
+        std::time::Duration::ZERO,
+    );
+    let inputs = build_inputs(&client, &config, &mut registry, settings).await?;
+    let plan = args
+        .election
+        .host_plan(COMPONENT, &names, election.as_ref(), migration.as_ref());
+    let host = Host::start(client, plan, inputs, running)?;
+    let shutdown = termination()?;
+    tracing::info!("kube-controller-manager stand-in started");
+    host.run_until(shutdown).await?;
+    Ok(())
+}
