@@ -4,4 +4,7 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod node_facts;
+mod node_init;
 mod processes;
+mod topology;
