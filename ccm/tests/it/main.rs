@@ -8,4 +8,5 @@ mod lifecycle;
 mod node_facts;
 mod node_init;
 mod processes;
+mod routes_e2e;
 mod topology;

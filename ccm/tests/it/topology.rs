@@ -235,6 +235,75 @@ impl Cloud {
             .collect()
     }
 
+    /// An ARM request as the test app (client-credentials token from the fake's Entra ID):
+    /// (status, JSON body or `Null`).
+    pub async fn arm(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let fake = &self.fake;
+        let token: Value = fake
+            .http
+            .post(format!("{}/{}/oauth2/v2.0/token", fake.base, fake.tenant))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(format!(
+                "grant_type=client_credentials&client_id={APP_CLIENT_ID}&client_secret={APP_SECRET}\
+                 &scope=https%3A%2F%2Fmanagement.azure.com%2F.default"
+            ))
+            .send()
+            .await
+            .expect("token request")
+            .json()
+            .await
+            .expect("token JSON");
+        let token = token["access_token"].as_str().expect("access_token");
+        let mut request = fake
+            .http
+            .request(method, format!("{}{path}", fake.base))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("ARM request");
+        let status = response.status().as_u16();
+        let operation = response
+            .headers()
+            .get("azure-asyncoperation")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let text = response.text().await.expect("ARM body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        // A write that started an operation: poll it to its end, as a client must before the
+        // next write to the resource.
+        if let Some(operation) = operation {
+            for _ in 0..100 {
+                let state: Value = fake
+                    .http
+                    .get(&operation)
+                    .bearer_auth(token)
+                    .send()
+                    .await
+                    .expect("operation poll")
+                    .json()
+                    .await
+                    .expect("operation JSON");
+                if state["status"] != "InProgress" {
+                    assert_eq!(state["status"], "Succeeded", "{path}: {state}");
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+        (status, body)
+    }
+
+    /// ARM path of the route table azure.json names.
+    pub fn route_table_path(&self) -> String {
+        format!(
+            "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/routeTables/{}",
+            self.fake.subscription,
+            self.network.route_table_resource_group,
+            self.network.route_table
+        )
+    }
+
     /// The azure.json upstream runs against the fake (`AzureStackCloud` with
     /// `disableAzureStackCloud` and the fake's ARM URL) for this topology, plus `extra` keys
     /// (`, "key": value`).
