@@ -62,7 +62,8 @@ async fn agent_nodes(fake: &FakeAzure) -> Vec<Node> {
     nodes
 }
 
-fn web() -> Service {
+/// A `type: LoadBalancer` Service `default/web` on TCP 80.
+pub(crate) fn web() -> Service {
     Service {
         metadata: ObjectMeta {
             name: Some("web".to_string()),

@@ -78,23 +78,8 @@ impl Lifecycle {
         self.set_ready(&vm.node_name, ready).await;
     }
 
-    /// Writes the Ready condition through the status subresource, as the kubelet does.
     async fn set_ready(&self, node: &str, ready: bool) {
-        let (status, reason) = if ready {
-            ("True", "KubeletReady")
-        } else {
-            ("False", "KubeletNotReady")
-        };
-        let now = k8s_openapi::jiff::Timestamp::now().to_string();
-        let patch = json!({"status": {"conditions": [{
-            "type": "Ready", "status": status, "reason": reason,
-            "message": format!("kubelet reports {reason}"),
-            "lastHeartbeatTime": now, "lastTransitionTime": now,
-        }]}});
-        self.nodes
-            .patch_status(node, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .expect("patch node status");
+        set_ready(&self.nodes, node, ready).await;
     }
 
     async fn delete_vm(&self, node: &str) {
@@ -181,6 +166,25 @@ impl Lifecycle {
             })
             .collect()
     }
+}
+
+/// Writes the Node's Ready condition through the status subresource, as the kubelet does.
+pub async fn set_ready(nodes: &Api<Node>, node: &str, ready: bool) {
+    let (status, reason) = if ready {
+        ("True", "KubeletReady")
+    } else {
+        ("False", "KubeletNotReady")
+    };
+    let now = k8s_openapi::jiff::Timestamp::now().to_string();
+    let patch = json!({"status": {"conditions": [{
+        "type": "Ready", "status": status, "reason": reason,
+        "message": format!("kubelet reports {reason}"),
+        "lastHeartbeatTime": now, "lastTransitionTime": now,
+    }]}});
+    nodes
+        .patch_status(node, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch node status");
 }
 
 fn shut_down(taints: &[String]) -> bool {

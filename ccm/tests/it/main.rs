@@ -4,6 +4,7 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod drop_in;
 mod lifecycle;
 mod node_facts;
 mod node_init;

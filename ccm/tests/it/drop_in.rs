@@ -1,0 +1,275 @@
+//! Drop-in: `cloud-controller-manager` started exactly as upstream's runs against `azure-fakes`
+//! (azure.json with `cloud: AzureStackCloud`, `disableAzureStackCloud: true` and the fake's
+//! `resourceManagerEndpoint`; `SSL_CERT_FILE` as the only environment variable; the flags
+//! `--cloud-provider=azure --cloud-config=... --kubeconfig=... --controllers=*,-route
+//! --cluster-name=kubernetes --secure-port=0 --v=4`, leader election on by default) initialises the
+//! nodes as node_init.rs checks them and names a LoadBalancer Service's Azure resources as upstream
+//! does (anchor-ccm.md 4.2, 4.3, 4.7), leaving none behind once the Service is deleted.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Service;
+use kube::Api;
+use kube::api::{DeleteParams, PostParams};
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::ccm_services::web;
+use crate::cloud_controller_manager::{Manager, wait_for};
+use crate::lifecycle::set_ready;
+use crate::node_facts::NodeFacts;
+use crate::node_init::{initialised, register};
+use crate::processes::{ApiServer, cloud_controller_manager};
+use crate::topology::{Cloud, journal};
+
+const NETWORK_API: &str = "api-version=2024-05-01";
+
+/// The manager with upstream's flags and `SSL_CERT_FILE` as its whole environment.
+fn start_as_upstream(cloud: &Cloud, api: &ApiServer) -> Manager {
+    let config = cloud.azure_json("");
+    let mut command = cloud_controller_manager();
+    command
+        .env_clear()
+        .env("SSL_CERT_FILE", &cloud.fake.ca_file)
+        .arg("--cloud-provider=azure")
+        .arg(format!("--cloud-config={}", config.display()))
+        .arg(format!("--kubeconfig={}", api.kubeconfig().display()))
+        .args([
+            "--controllers=*,-route",
+            "--cluster-name=kubernetes",
+            "--secure-port=0",
+            "--v=4",
+        ]);
+    Manager::spawn(command, 0)
+}
+
+/// Upstream's per-Service base name: `a` + the UID without dashes, cut to 32 characters.
+fn base_name(uid: &str) -> String {
+    let mut name = format!("a{}", uid.replace('-', ""));
+    name.truncate(32);
+    name
+}
+
+/// A network resource of the node resource group: `None` on 404.
+async fn network(cloud: &Cloud, kind: &str, name: &str) -> Option<Value> {
+    let path = format!(
+        "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/{kind}/{name}?{NETWORK_API}",
+        cloud.fake.subscription, cloud.resource_group
+    );
+    match cloud.arm(Method::GET, &path, None).await {
+        (200, body) => Some(body),
+        (404, _) => None,
+        (status, body) => panic!("GET {kind}/{name}: {status} {body}"),
+    }
+}
+
+/// Names of the entries of `resource.properties.<list>`.
+fn names(resource: &Value, list: &str) -> Vec<String> {
+    resource["properties"][list]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The NSG's managed allow rules (`k8s-azure-lb_allow_*`).
+async fn allow_rules(cloud: &Cloud) -> Vec<Value> {
+    let nsg = network(
+        cloud,
+        "networkSecurityGroups",
+        &cloud.network.security_group,
+    )
+    .await
+    .expect("the cluster NSG");
+    nsg["properties"]["securityRules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("k8s-azure-lb_allow_"))
+        })
+        .cloned()
+        .collect()
+}
+
+async fn runs_unchanged(topology: &str) {
+    let cloud = Cloud::start(topology, &["--lro-polls", "0"]).await;
+    let vms = cloud.vms().await;
+    let api = ApiServer::start();
+    let client = api.client().await;
+    let nodes = register(&api, &vms).await;
+    for vm in &vms {
+        set_ready(&nodes, &vm.node_name, true).await;
+    }
+    let manager = start_as_upstream(&cloud, &api);
+
+    // Leader election is on by default: the Lease names this manager.
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-system");
+    wait_for(
+        "the manager holds the leader Lease",
+        &[&manager],
+        || async {
+            leases
+                .get_opt("cloud-controller-manager")
+                .await
+                .ok()
+                .flatten()
+                .and_then(|l| l.spec?.holder_identity)
+                .filter(|h| !h.is_empty())
+        },
+    )
+    .await;
+
+    // Nodes: as node_init.rs finds them through the ARM path.
+    let facts = wait_for("every node is initialised", &[&manager], || {
+        initialised(&nodes, &vms)
+    })
+    .await;
+    for vm in &vms {
+        assert_eq!(
+            facts[&vm.node_name],
+            NodeFacts::expected(vm, &cloud.location, &[]),
+            "{} ({})",
+            vm.node_name,
+            vm.kind
+        );
+    }
+    // Endpoints came from resourceManagerEndpoint's metadata, the token from the fake's Entra ID.
+    let surfaces: Vec<String> = journal(&cloud.fake)
+        .await
+        .iter()
+        .filter_map(|e| e["surface"].as_str().map(str::to_owned))
+        .collect();
+    for surface in ["metadata", "entra", "arm"] {
+        assert!(
+            surfaces.iter().any(|s| s == surface),
+            "no {surface} request: {surfaces:?}"
+        );
+    }
+
+    // A LoadBalancer Service: upstream's names for every Azure resource.
+    let services: Api<Service> = Api::namespaced(client, "default");
+    let created = services
+        .create(&PostParams::default(), &web())
+        .await
+        .expect("service");
+    let uid = created.metadata.uid.expect("uid");
+    let base = base_name(&uid);
+    let ingress = wait_for("the Service gets an ingress IP", &[&manager], || async {
+        services
+            .get("web")
+            .await
+            .ok()?
+            .status?
+            .load_balancer?
+            .ingress?
+            .first()?
+            .ip
+            .clone()
+    })
+    .await;
+    let pip_name = format!("kubernetes-{base}");
+    let pip = network(&cloud, "publicIPAddresses", &pip_name)
+        .await
+        .unwrap_or_else(|| panic!("no public IP {pip_name}"));
+    assert_eq!(pip["properties"]["ipAddress"], ingress.as_str(), "{pip}");
+    let tags: BTreeMap<String, String> =
+        serde_json::from_value(pip["tags"].clone()).expect("PIP tags");
+    assert_eq!(
+        tags.get("k8s-azure-service").map(String::as_str),
+        Some("default/web")
+    );
+    assert_eq!(
+        tags.get("k8s-azure-cluster-name").map(String::as_str),
+        Some("kubernetes")
+    );
+    let lb = network(&cloud, "loadBalancers", "kubernetes")
+        .await
+        .expect("LB kubernetes");
+    assert!(
+        names(&lb, "frontendIPConfigurations").contains(&base),
+        "{lb}"
+    );
+    let rule = format!("{base}-TCP-80");
+    assert!(names(&lb, "loadBalancingRules").contains(&rule), "{lb}");
+    assert!(names(&lb, "probes").contains(&rule), "{lb}");
+    assert!(
+        names(&lb, "backendAddressPools").contains(&"kubernetes".to_owned()),
+        "{lb}"
+    );
+    let rules = allow_rules(&cloud).await;
+    let rule_for_service = rules
+        .iter()
+        .find(|r| {
+            let p = &r["properties"];
+            let destinations = p["destinationAddressPrefixes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .chain(std::iter::once(&p["destinationAddressPrefix"]))
+                .any(|d| *d == ingress.as_str());
+            destinations && p["sourceAddressPrefix"] == "Internet"
+        })
+        .unwrap_or_else(|| panic!("no allow rule for {ingress}: {rules:#?}"));
+    let name = rule_for_service["name"].as_str().expect("rule name");
+    let hash = name
+        .strip_prefix("k8s-azure-lb_allow_IPv4_")
+        .unwrap_or_else(|| panic!("{name}"));
+    assert!(
+        hash.len() == 32 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+        "{name}"
+    );
+    let priority = rule_for_service["properties"]["priority"]
+        .as_u64()
+        .expect("priority");
+    assert!((500..=4096).contains(&priority), "{rule_for_service}");
+
+    // Deleted: no public IP, frontend, rule, probe or NSG rule left behind.
+    services
+        .delete("web", &DeleteParams::default())
+        .await
+        .expect("delete");
+    wait_for("the Service is gone", &[&manager], || async {
+        services
+            .get_opt("web")
+            .await
+            .ok()
+            .and_then(|s| s.is_none().then_some(()))
+    })
+    .await;
+    assert!(
+        network(&cloud, "publicIPAddresses", &pip_name)
+            .await
+            .is_none()
+    );
+    if let Some(lb) = network(&cloud, "loadBalancers", "kubernetes").await {
+        assert!(
+            !names(&lb, "frontendIPConfigurations").contains(&base)
+                && !names(&lb, "loadBalancingRules").contains(&rule)
+                && !names(&lb, "probes").contains(&rule),
+            "{lb}"
+        );
+    }
+    let left: Vec<_> = allow_rules(&cloud)
+        .await
+        .into_iter()
+        .filter(|r| r["name"] == name)
+        .collect();
+    assert!(left.is_empty(), "{left:#?}");
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_runs_with_upstreams_config_env_and_flags() {
+    runs_unchanged("small.yaml").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zonal_vmss_runs_with_upstreams_config_env_and_flags() {
+    runs_unchanged("zonal-vmss.yaml").await;
+}
