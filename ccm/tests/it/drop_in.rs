@@ -102,7 +102,8 @@ async fn runs_unchanged(topology: &str) {
     let api = ApiServer::start();
     let client = api.client().await;
     let nodes = register(&api, &vms).await;
-    for vm in &vms {
+    // The kubelets of running VMs report Ready; a deallocated VM runs none.
+    for vm in vms.iter().filter(|vm| vm.power_state == "running") {
         set_ready(&nodes, &vm.node_name, true).await;
     }
     let manager = start_as_upstream(&cloud, &api);
@@ -272,4 +273,9 @@ async fn small_runs_with_upstreams_config_env_and_flags() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zonal_vmss_runs_with_upstreams_config_env_and_flags() {
     runs_unchanged("zonal-vmss.yaml").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mixed_runs_with_upstreams_config_env_and_flags() {
+    runs_unchanged("mixed.yaml").await;
 }
