@@ -2,8 +2,8 @@
 //! kind), with a 1 s `--node-monitor-period` and the Ready condition written through the status
 //! subresource as a kubelet does: a NotReady node whose VM is gone is deleted (`DeletingNode`); a
 //! NotReady node whose VM is shut down gets the shutdown taint and Azure's out-of-service taint,
-//! both removed once it is Ready; a Ready node is kept whatever the cloud says, and an ARM error
-//! never deletes a NotReady node.
+//! both removed once it is Ready; a Ready node is kept whatever the cloud says, an ARM error
+//! never deletes a NotReady node, and neither do cached VM lists read before the node's VM existed.
 
 use k8s_openapi::api::core::v1::{Event, Node, NodeSpec};
 use kube::Api;
@@ -32,10 +32,15 @@ struct Lifecycle {
 
 impl Lifecycle {
     async fn start() -> Lifecycle {
+        Self::start_with(SHORT_TTLS).await
+    }
+
+    /// With `extra` azure.json keys.
+    async fn start_with(extra: &str) -> Lifecycle {
         let cloud = Cloud::start("mixed.yaml", &[]).await;
         let api = ApiServer::start();
         let nodes: Api<Node> = Api::all(api.client().await);
-        let config = cloud.azure_json(SHORT_TTLS);
+        let config = cloud.azure_json(extra);
         let manager = Manager::start(
             &cloud.fake,
             &api,
@@ -392,6 +397,74 @@ async fn ready_nodes_and_arm_errors_never_delete_a_node() {
             .expect("get")
             .is_some()
     );
+    let exit = lc.manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", lc.manager.logs());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_not_ready_node_of_a_vm_created_after_the_lists_were_read_is_kept() {
+    // azure.json's default cache TTLs: the VM lists read for the first node are still fresh
+    // when the new VMs appear.
+    let lc = Lifecycle::start_with("").await;
+    let first = lc.vm("vmas-agent-0").await;
+    lc.register(&first, false).await;
+    wait_for(
+        "the lifecycle pass lists the VMs",
+        &[&lc.manager],
+        || async {
+            let (_, counters) = lc
+                .cloud
+                .fake
+                .admin(Method::GET, "/admin/counters", None)
+                .await;
+            counters
+                .to_string()
+                .contains("GET Microsoft.Compute/virtualMachines")
+                .then_some(())
+        },
+    )
+    .await;
+
+    // New VMs (standalone, uniform and flex) whose kubelets register NotReady, as at boot.
+    for (path, body) in [
+        ("/admin/compute/vms", json!({"name": "late-vm"})),
+        (
+            "/admin/compute/scale-sets/uniformpool/scale",
+            json!({"instances": 4}),
+        ),
+        (
+            "/admin/compute/scale-sets/flexpool/scale",
+            json!({"instances": 4}),
+        ),
+    ] {
+        let (status, answer) = lc.cloud.fake.admin(Method::POST, path, Some(body)).await;
+        assert_eq!(status / 100, 2, "{path}: {answer}");
+    }
+    let new_nodes = ["late-vm", "uniformpool000003", "flexpool000003"];
+    for name in new_nodes {
+        let vm = lc.vm(name).await;
+        lc.register(&vm, false).await;
+    }
+    // A witness registered after them, with no VM at all: once it is deleted, a pass has
+    // looked at the new nodes too.
+    let ghost = Vm {
+        node_name: "ghost-node".to_owned(),
+        provider_id: format!(
+            "azure:///subscriptions/{}/resourceGroups/mixed-nodes-rg/providers/Microsoft.Compute/virtualMachines/ghost-node",
+            lc.cloud.fake.subscription
+        ),
+        ..first.clone()
+    };
+    lc.register(&ghost, false).await;
+    lc.wait_deleted("the witness without a VM is deleted", &["ghost-node"])
+        .await;
+    for name in new_nodes {
+        assert!(
+            lc.nodes.get_opt(name).await.expect("get").is_some(),
+            "{name}: a new node was deleted while its VM exists"
+        );
+        assert!(lc.events(name, "DeletingNode").await.is_empty(), "{name}");
+    }
     let exit = lc.manager.terminate();
     assert!(exit.success(), "{exit:?}\n{}", lc.manager.logs());
 }

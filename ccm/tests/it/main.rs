@@ -6,6 +6,7 @@ mod cloud_controller_manager;
 mod cloud_node_manager;
 mod drop_in;
 mod lifecycle;
+mod node_churn;
 mod node_facts;
 mod node_init;
 mod processes;
