@@ -2,7 +2,8 @@
 //! `--allocate-node-cidrs` gives each node a podCIDR, the route controller writes one route per
 //! node into the route table azure.json names (`<node>____<cidr without . and />`, next hop the
 //! node's private IP: anchor-ccm.md 5) and sets `NetworkUnavailable=False/RouteCreated`; a deleted
-//! node's route goes, a stale route inside `--cluster-cidr` goes, a route outside it stays.
+//! node's route goes, a stale route inside `--cluster-cidr` goes, a route outside it stays, and a
+//! node whose VM was created after the CCM read the cloud gets its route too.
 
 use std::collections::BTreeMap;
 
@@ -200,6 +201,40 @@ async fn every_node_gets_a_pod_cidr_and_its_route_and_stale_routes_go() {
     wait_for("the deleted node's route goes", &[&manager], || async {
         (routes(&cloud).await == remaining).then_some(())
     })
+    .await;
+
+    // A VM created after the CCM read the VM and NIC lists: its node gets a podCIDR and a route.
+    let (status, answer) = cloud
+        .fake
+        .admin(
+            Method::POST,
+            "/admin/compute/vms",
+            Some(json!({"name": "late-vm"})),
+        )
+        .await;
+    assert_eq!(status / 100, 2, "{answer}");
+    let late = cloud.vm("late-vm").await.expect("the new VM");
+    register(&api, std::slice::from_ref(&late)).await;
+    let late_cidr = wait_for("the new node is routed", &[&manager], || {
+        routed(&nodes, std::slice::from_ref(&late))
+    })
+    .await
+    .remove("late-vm")
+    .expect("late-vm podCIDR");
+    let mut with_late = remaining.clone();
+    with_late.insert(
+        route_name("late-vm", &late_cidr),
+        (
+            late_cidr.clone(),
+            "VirtualAppliance".to_owned(),
+            late.private_ips[0].clone(),
+        ),
+    );
+    wait_for(
+        "the new node's route is in the table",
+        &[&manager],
+        || async { (routes(&cloud).await == with_late).then_some(()) },
+    )
     .await;
     let exit = manager.terminate();
     assert!(exit.success(), "{exit:?}\n{}", manager.logs());
