@@ -10,5 +10,6 @@ mod node_churn;
 mod node_facts;
 mod node_init;
 mod processes;
+mod provided_node_ip;
 mod routes_e2e;
 mod topology;
