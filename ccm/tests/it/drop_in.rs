@@ -4,16 +4,17 @@
 //! `--cloud-provider=azure --cloud-config=... --kubeconfig=... --controllers=*,-route
 //! --cluster-name=kubernetes --secure-port=0 --v=4`, leader election on by default) initialises the
 //! nodes as node_init.rs checks them and names a LoadBalancer Service's Azure resources as upstream
-//! does (anchor-ccm.md 4.2, 4.3, 4.7), leaving none behind once the Service is deleted.
+//! does (anchor-ccm.md 4.2, 4.3, 4.7), also after a port is added, leaving none behind once the
+//! Service is deleted.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Service;
 use kube::Api;
-use kube::api::{DeleteParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::ccm_services::web;
 use crate::cloud_controller_manager::{Manager, wait_for};
@@ -74,8 +75,8 @@ fn names(resource: &Value, list: &str) -> Vec<String> {
         .collect()
 }
 
-/// The NSG's managed allow rules (`k8s-azure-lb_allow_*`).
-async fn allow_rules(cloud: &Cloud) -> Vec<Value> {
+/// The NSG's managed allow rules (`k8s-azure-lb_allow_*`) whose destinations include `ip`.
+async fn rules_for(cloud: &Cloud, ip: &str) -> Vec<Value> {
     let nsg = network(
         cloud,
         "networkSecurityGroups",
@@ -88,11 +89,31 @@ async fn allow_rules(cloud: &Cloud) -> Vec<Value> {
         .into_iter()
         .flatten()
         .filter(|r| {
-            r["name"]
+            let p = &r["properties"];
+            let managed = r["name"]
                 .as_str()
-                .is_some_and(|n| n.starts_with("k8s-azure-lb_allow_"))
+                .is_some_and(|n| n.starts_with("k8s-azure-lb_allow_"));
+            let to_ip = p["destinationAddressPrefixes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .chain(std::iter::once(&p["destinationAddressPrefix"]))
+                .any(|d| *d == ip);
+            managed && to_ip
         })
         .cloned()
+        .collect()
+}
+
+/// The destination ports a security rule allows.
+fn ports(rule: &Value) -> Vec<String> {
+    let p = &rule["properties"];
+    p["destinationPortRanges"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(std::iter::once(&p["destinationPortRange"]))
+        .filter_map(|r| r.as_str().map(str::to_owned))
         .collect()
 }
 
@@ -202,20 +223,14 @@ async fn runs_unchanged(topology: &str) {
         names(&lb, "backendAddressPools").contains(&"kubernetes".to_owned()),
         "{lb}"
     );
-    let rules = allow_rules(&cloud).await;
-    let rule_for_service = rules
-        .iter()
-        .find(|r| {
-            let p = &r["properties"];
-            let destinations = p["destinationAddressPrefixes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .chain(std::iter::once(&p["destinationAddressPrefix"]))
-                .any(|d| *d == ingress.as_str());
-            destinations && p["sourceAddressPrefix"] == "Internet"
-        })
-        .unwrap_or_else(|| panic!("no allow rule for {ingress}: {rules:#?}"));
+    let rules = rules_for(&cloud, &ingress).await;
+    assert_eq!(rules.len(), 1, "one allow rule for {ingress}: {rules:#?}");
+    let rule_for_service = &rules[0];
+    assert_eq!(
+        rule_for_service["properties"]["sourceAddressPrefix"], "Internet",
+        "{rule_for_service}"
+    );
+    assert_eq!(ports(rule_for_service), ["80"], "{rule_for_service}");
     let name = rule_for_service["name"].as_str().expect("rule name");
     let hash = name
         .strip_prefix("k8s-azure-lb_allow_IPv4_")
@@ -228,6 +243,38 @@ async fn runs_unchanged(topology: &str) {
         .as_u64()
         .expect("priority");
     assert!((500..=4096).contains(&priority), "{rule_for_service}");
+
+    // Updated with a second port: its own LB rule and probe, and the NSG allows both ports.
+    let https = format!("{base}-TCP-443");
+    let patch = json!({"spec": {"ports": [
+        {"name": "http", "protocol": "TCP", "port": 80, "nodePort": 30080},
+        {"name": "https", "protocol": "TCP", "port": 443, "nodePort": 30443},
+    ]}});
+    services
+        .patch("web", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch service");
+    wait_for("the second port is load-balanced", &[&manager], || async {
+        let lb = network(&cloud, "loadBalancers", "kubernetes").await?;
+        let rules = names(&lb, "loadBalancingRules");
+        let probes = names(&lb, "probes");
+        (rules.contains(&rule)
+            && rules.contains(&https)
+            && probes.contains(&rule)
+            && probes.contains(&https))
+        .then_some(())
+    })
+    .await;
+    let rules = wait_for("the NSG allows both ports", &[&manager], || async {
+        let rules = rules_for(&cloud, &ingress).await;
+        let allowed: Vec<String> = rules.iter().flat_map(ports).collect();
+        (allowed.contains(&"80".to_owned()) && allowed.contains(&"443".to_owned())).then_some(rules)
+    })
+    .await;
+    for rule in &rules {
+        let name = rule["name"].as_str().expect("rule name");
+        assert!(name.starts_with("k8s-azure-lb_allow_IPv4_"), "{name}");
+    }
 
     // Deleted: no public IP, frontend, rule, probe or NSG rule left behind.
     services
@@ -250,16 +297,14 @@ async fn runs_unchanged(topology: &str) {
     if let Some(lb) = network(&cloud, "loadBalancers", "kubernetes").await {
         assert!(
             !names(&lb, "frontendIPConfigurations").contains(&base)
-                && !names(&lb, "loadBalancingRules").contains(&rule)
-                && !names(&lb, "probes").contains(&rule),
+                && !names(&lb, "loadBalancingRules")
+                    .iter()
+                    .any(|r| r.starts_with(&base))
+                && !names(&lb, "probes").iter().any(|p| p.starts_with(&base)),
             "{lb}"
         );
     }
-    let left: Vec<_> = allow_rules(&cloud)
-        .await
-        .into_iter()
-        .filter(|r| r["name"] == name)
-        .collect();
+    let left = rules_for(&cloud, &ingress).await;
     assert!(left.is_empty(), "{left:#?}");
     let exit = manager.terminate();
     assert!(exit.success(), "{exit:?}\n{}", manager.logs());
