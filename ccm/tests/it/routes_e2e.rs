@@ -239,3 +239,59 @@ async fn every_node_gets_a_pod_cidr_and_its_route_and_stale_routes_go() {
     let exit = manager.terminate();
     assert!(exit.success(), "{exit:?}\n{}", manager.logs());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_route_table_is_created_with_the_routes() {
+    let mut cloud = Cloud::start("small.yaml", &["--lro-polls", "0"]).await;
+    cloud.network.route_table = "k8s-created-routetable".to_owned();
+    let (status, _) = cloud
+        .arm(
+            Method::GET,
+            &format!("{}?{NETWORK_API}", cloud.route_table_path()),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404, "the table must not exist yet");
+    let vms = cloud.vms().await;
+    let api = ApiServer::start();
+    let nodes = register(&api, &vms).await;
+    let config = cloud.azure_json(FAST_ROUTES);
+    let manager = Manager::start_args(
+        &cloud.fake,
+        &api,
+        &[
+            &format!("--cloud-config={}", config.display()),
+            "--leader-elect=false",
+            "--controllers=cloud-node,node-ipam,route",
+            "--allocate-node-cidrs=true",
+            &format!("--cluster-cidr={CLUSTER_CIDR}"),
+            "--route-reconciliation-period=2s",
+        ],
+    );
+    let cidrs = wait_for("every node is routed", &[&manager], || routed(&nodes, &vms)).await;
+    let expected: BTreeMap<String, (String, String, String)> = vms
+        .iter()
+        .map(|vm| {
+            let cidr = &cidrs[&vm.node_name];
+            (
+                route_name(&vm.node_name, cidr),
+                (
+                    cidr.clone(),
+                    "VirtualAppliance".to_owned(),
+                    vm.private_ips[0].clone(),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(routes(&cloud).await, expected);
+    let (_, table) = cloud
+        .arm(
+            Method::GET,
+            &format!("{}?{NETWORK_API}", cloud.route_table_path()),
+            None,
+        )
+        .await;
+    assert_eq!(table["location"], cloud.location.as_str(), "{table}");
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+}
