@@ -160,6 +160,24 @@ async fn runs_unchanged(topology: &str) {
             vm.kind
         );
     }
+    // cloud-node-lifecycle runs in the default set: a deallocated VM's node (no kubelet, so
+    // never Ready) gets the shutdown and out-of-service taints.
+    for vm in vms.iter().filter(|vm| vm.power_state != "running") {
+        wait_for(
+            "a deallocated VM's node is tainted",
+            &[&manager],
+            || async {
+                let taints = nodes.get(&vm.node_name).await.ok()?.spec?.taints?;
+                let has = |key: &str, effect: &str| {
+                    taints.iter().any(|t| t.key == key && t.effect == effect)
+                };
+                (has("node.cloudprovider.kubernetes.io/shutdown", "NoSchedule")
+                    && has("node.kubernetes.io/out-of-service", "NoExecute"))
+                .then_some(())
+            },
+        )
+        .await;
+    }
     // Endpoints came from resourceManagerEndpoint's metadata, the token from the fake's Entra ID.
     let surfaces: Vec<String> = journal(&cloud.fake)
         .await
