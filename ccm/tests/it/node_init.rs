@@ -48,7 +48,7 @@ pub async fn initialised(nodes: &Api<Node>, vms: &[Vm]) -> Option<BTreeMap<Strin
 
 /// Which source the node's addresses come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Path {
+enum Source {
     Arm,
     Imds,
 }
@@ -56,21 +56,21 @@ enum Path {
 /// Asserts each node's facts equal what ARM says of its VM (and, for ExternalIPs on the IMDS
 /// path, what its IMDS says of the load balancers in front of it).
 async fn assert_as_arm_says(
-    path: Path,
+    source: Source,
     cloud: &Cloud,
     vms: &[Vm],
     facts: &BTreeMap<String, NodeFacts>,
 ) {
     for vm in vms {
-        let external = match path {
-            Path::Arm => Vec::new(),
-            Path::Imds => cloud.imds_lb_frontends(vm).await,
+        let external = match source {
+            Source::Arm => Vec::new(),
+            Source::Imds => cloud.imds_lb_frontends(vm).await,
         };
         let expected = NodeFacts::expected(vm, &cloud.location, &external);
         assert_eq!(
             facts.get(&vm.node_name),
             Some(&expected),
-            "{path:?}: node {} ({})",
+            "{source:?}: node {} ({})",
             vm.node_name,
             vm.kind
         );
@@ -192,7 +192,7 @@ async fn initialises_every_node(topology: &str, kinds: &[&str]) {
         );
     }
     let by_ccm = through_the_ccm(&cloud, &vms).await;
-    assert_as_arm_says(Path::Arm, &cloud, &vms, &by_ccm).await;
+    assert_as_arm_says(Source::Arm, &cloud, &vms, &by_ccm).await;
     // A node manager runs on its VM: none on a stopped or deallocated one (whose IMDS the fake,
     // like Azure, does not answer).
     let running: Vec<Vm> = vms
@@ -201,7 +201,7 @@ async fn initialises_every_node(topology: &str, kinds: &[&str]) {
         .cloned()
         .collect();
     let by_cnm = through_node_managers(&cloud, &running).await;
-    assert_as_arm_says(Path::Imds, &cloud, &running, &by_cnm).await;
+    assert_as_arm_says(Source::Imds, &cloud, &running, &by_cnm).await;
     // Node by node; only ExternalIPs may differ (load balancer frontends come from IMDS only).
     for vm in &running {
         let name = &vm.node_name;
