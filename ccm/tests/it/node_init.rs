@@ -2,7 +2,8 @@
 //! VMs, uniform and flexible scale-set instances), registered as the kubelet does with
 //! `--cloud-provider=external`: (a) through one `cloud-controller-manager` (ARM path), (b) on a
 //! fresh API server through one `cloud-node-manager` per node (IMDS path, zero ARM calls). Each
-//! result equals what the fake's ARM says of the VM, and the two runs agree node by node.
+//! result equals what the fake's ARM says of the VM, and the two runs agree node by node. Node
+//! managers in ARM mode (`--use-instance-metadata=false`) give the CCM's results on every kind.
 
 use std::collections::BTreeMap;
 use std::process::{Child, Stdio};
@@ -121,8 +122,13 @@ impl Drop for NodeManagers {
     }
 }
 
-/// (b) One CNM per node, from that node's IMDS.
-async fn through_node_managers(cloud: &Cloud, vms: &[Vm]) -> BTreeMap<String, NodeFacts> {
+/// (b) One CNM per node, from that node's IMDS (or, with [`Source::Arm`], from ARM with
+/// `--use-instance-metadata=false`).
+async fn through_node_managers(
+    cloud: &Cloud,
+    vms: &[Vm],
+    source: Source,
+) -> BTreeMap<String, NodeFacts> {
     let api = ApiServer::start();
     let nodes = register(&api, vms).await;
     let (status, _) = cloud
@@ -130,12 +136,22 @@ async fn through_node_managers(cloud: &Cloud, vms: &[Vm]) -> BTreeMap<String, No
         .admin(Method::DELETE, "/admin/journal", None)
         .await;
     assert_eq!(status / 100, 2, "clear the journal");
+    let config = format!("--cloud-config={}", cloud.azure_json("").display());
     let mut managers = NodeManagers(Vec::new());
     for vm in vms {
         let log = tempfile::NamedTempFile::new().expect("log file");
-        let child = cloud_node_manager()
+        let mut command = cloud_node_manager();
+        match source {
+            Source::Imds => command.args(["--imds-endpoint", &cloud.imds_url(&vm.node_name)]),
+            // An unreachable IMDS: ARM mode must not ask it.
+            Source::Arm => command.args([
+                "--imds-endpoint=https://127.0.0.1:1/imds/none",
+                "--use-instance-metadata=false",
+                &config,
+            ]),
+        };
+        let child = command
             .args(["--node-name", &vm.node_name])
-            .args(["--imds-endpoint", &cloud.imds_url(&vm.node_name)])
             .arg("--kubeconfig")
             .arg(api.kubeconfig())
             .arg("--enable-deprecated-beta-topology-labels")
@@ -166,17 +182,23 @@ async fn through_node_managers(cloud: &Cloud, vms: &[Vm]) -> BTreeMap<String, No
         tokio::time::sleep(Duration::from_millis(300)).await;
     };
     let entries = journal(&cloud.fake).await;
-    assert!(
-        entries.iter().any(|e| e["surface"] == "imds"),
-        "no IMDS request journaled: {entries:#?}"
-    );
-    let cloud_calls: Vec<_> = entries
+    let (used, unused): (&[&str], &[&str]) = match source {
+        Source::Imds => (&["imds"], &["arm", "entra", "metadata"]),
+        Source::Arm => (&["arm"], &["imds"]),
+    };
+    for surface in used {
+        assert!(
+            entries.iter().any(|e| e["surface"] == *surface),
+            "no {surface} request journaled: {entries:#?}"
+        );
+    }
+    let unwanted: Vec<_> = entries
         .into_iter()
-        .filter(|e| matches!(e["surface"].as_str(), Some("arm" | "entra" | "metadata")))
+        .filter(|e| unused.iter().any(|s| e["surface"] == *s))
         .collect();
     assert!(
-        cloud_calls.is_empty(),
-        "node managers called ARM/Entra: {cloud_calls:#?}"
+        unwanted.is_empty(),
+        "{source:?} node managers called {unused:?}: {unwanted:#?}"
     );
     facts
 }
@@ -200,7 +222,7 @@ async fn initialises_every_node(topology: &str, kinds: &[&str]) {
         .filter(|vm| vm.power_state == "running")
         .cloned()
         .collect();
-    let by_cnm = through_node_managers(&cloud, &running).await;
+    let by_cnm = through_node_managers(&cloud, &running, Source::Imds).await;
     assert_as_arm_says(Source::Imds, &cloud, &running, &by_cnm).await;
     // Node by node; only ExternalIPs may differ (load balancer frontends come from IMDS only).
     for vm in &running {
@@ -230,4 +252,17 @@ async fn mixed_every_vm_kind() {
         &["standalone", "vmas", "vmss-uniform", "vmss-flex"],
     )
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mixed_node_managers_in_arm_mode() {
+    let cloud = Cloud::start("mixed.yaml", &[]).await;
+    let running: Vec<Vm> = cloud
+        .vms()
+        .await
+        .into_iter()
+        .filter(|vm| vm.power_state == "running")
+        .collect();
+    let facts = through_node_managers(&cloud, &running, Source::Arm).await;
+    assert_as_arm_says(Source::Arm, &cloud, &running, &facts).await;
 }
