@@ -22,8 +22,9 @@
 //! - A node missing from a cached list is looked for again in a fresh one before it is "not
 //!   found" (kubernetes-sigs/cloud-provider-azure `getVmssVMByNodeIdentity` in
 //!   `pkg/provider/azure_vmss.go` and `getNodeVmssFlexID` in `azure_vmssflex_cache.go` force-refresh
-//!   on a miss; its VMAS cache GETs each VM), so a new node is initialised, and never deleted as
-//!   gone, while the lists read before its VM existed are still fresh. Likewise for its NIC.
+//!   on a miss; its VMAS cache, `newVMCache` in `azure_wrap.go`, GETs each VM by name), so a new
+//!   node is initialised, and never deleted as gone, while the lists read before its VM existed
+//!   are still fresh. Likewise for its NIC.
 //!
 //! # Deliberately different from upstream
 //! - VMAS shutdown detection (anchor-ccm.md §10 item 13): upstream's VM cache does a plain GET
