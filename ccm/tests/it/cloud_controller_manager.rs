@@ -219,16 +219,29 @@ impl Manager {
     }
 
     fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
+        let mut args = source.to_vec();
+        args.push("--configure-cloud-routes=false");
+        args.extend(extra);
+        Self::start_args(fake, api, &args)
+    }
+
+    /// Starts the manager with the kubeconfig, a free secure port on 127.0.0.1, `SSL_CERT_FILE`
+    /// and exactly `args` otherwise.
+    pub(crate) fn start_args(fake: &FakeAzure, api: &ApiServer, args: &[&str]) -> Manager {
         let port = free_port();
         let mut command = cloud_controller_manager();
         command
-            .args(source)
             .arg("--kubeconfig")
             .arg(api.kubeconfig())
-            .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
-            .arg(format!("--secure-port={port}"))
-            .args(extra)
+            .args(["--bind-address=127.0.0.1", &format!("--secure-port={port}")])
+            .args(args)
             .env("SSL_CERT_FILE", &fake.ca_file);
+        Self::spawn(command, port)
+    }
+
+    /// Spawns `command` (a `cloud-controller-manager` with its arguments and environment) with
+    /// stderr to a log file; `port` is its secure port.
+    pub(crate) fn spawn(command: std::process::Command, port: u16) -> Manager {
         Manager {
             process: LoggedProcess::spawn(command),
             port,

@@ -4,5 +4,13 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod drop_in;
 mod failover;
+mod lifecycle;
+mod node_churn;
+mod node_facts;
+mod node_init;
 mod processes;
+mod provided_node_ip;
+mod routes_e2e;
+mod topology;

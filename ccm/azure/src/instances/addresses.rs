@@ -24,8 +24,23 @@ fn same_id(a: Option<&str>, b: &str) -> bool {
     a.is_some_and(|a| a.eq_ignore_ascii_case(b))
 }
 
-/// The NIC `machine` names as primary, from its resource group's or scale set's list.
+/// The NIC `machine` names as primary, from its resource group's or scale set's list; a NIC
+/// missing from a cached list (a VM created since it was read) is looked for again in a fresh one.
 pub async fn primary_nic(
+    reads: &NodeReads,
+    machine: &Machine,
+    node: &str,
+    mode: ReadMode,
+) -> Result<NetworkInterface, InstanceError> {
+    match primary_nic_once(reads, machine, node, mode).await {
+        Err(InstanceError::NicNotFound { .. }) if mode == ReadMode::Default => {
+            primary_nic_once(reads, machine, node, ReadMode::ForceRefresh).await
+        }
+        other => other,
+    }
+}
+
+async fn primary_nic_once(
     reads: &NodeReads,
     machine: &Machine,
     node: &str,

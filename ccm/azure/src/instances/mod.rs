@@ -19,6 +19,12 @@
 //! - Caches and TTLs: VMSS list per resource group (`vmssCacheTTLInSeconds`), one VMSS VM list
 //!   with instance view per `<rg>/<ss>` (`vmssVirtualMachinesCacheTTLInSeconds`) serving every node
 //!   of the set, public IP lists per resource group (`publicIPCacheTTLInSeconds`) (§7.1).
+//! - A node missing from a cached list is looked for again in a fresh one before it is "not
+//!   found" (kubernetes-sigs/cloud-provider-azure `getVmssVMByNodeIdentity` in
+//!   `pkg/provider/azure_vmss.go` and `getNodeVmssFlexID` in `azure_vmssflex_cache.go` force-refresh
+//!   on a miss; its VMAS cache, `newVMCache` in `azure_wrap.go`, GETs each VM by name), so a new
+//!   node is initialised, and never deleted as gone, while the lists read before its VM existed
+//!   are still fresh. Likewise for its NIC.
 //!
 //! # Deliberately different from upstream
 //! - VMAS shutdown detection (anchor-ccm.md §10 item 13): upstream's VM cache does a plain GET
@@ -110,8 +116,19 @@ impl AzureInstances {
         }
     }
 
-    /// The instance behind `node`: by its providerID when it parses, else by name.
+    /// The instance behind `node`: by its providerID when it parses, else by name. A node missing
+    /// from cached lists in [`ReadMode::Default`] is looked for again in fresh ones, so a VM
+    /// created since the lists were read is found (upstream force-refreshes its caches on a miss).
     pub async fn resolve(&self, node: &NodeRef, mode: ReadMode) -> Result<Machine, InstanceError> {
+        match self.resolve_once(node, mode).await {
+            Err(InstanceError::NotFound { .. }) if mode == ReadMode::Default => {
+                self.resolve_once(node, ReadMode::ForceRefresh).await
+            }
+            other => other,
+        }
+    }
+
+    async fn resolve_once(&self, node: &NodeRef, mode: ReadMode) -> Result<Machine, InstanceError> {
         if let Some(id) = node
             .provider_id
             .as_deref()
