@@ -236,15 +236,22 @@ impl Manager {
     }
 
     fn start_with(fake: &FakeAzure, api: &ApiServer, source: &[&str], extra: &[&str]) -> Manager {
+        let kubeconfig = format!("--kubeconfig={}", api.kubeconfig().display());
+        let mut args = vec![kubeconfig.as_str(), "--configure-cloud-routes=false"];
+        args.extend_from_slice(source);
+        args.extend_from_slice(extra);
+        Self::start_args(fake, &args)
+    }
+
+    /// Starts the binary with exactly `args` plus its secure port on 127.0.0.1 (tests that bring
+    /// their own kubeconfig and controller flags).
+    pub(crate) fn start_args(fake: &FakeAzure, args: &[&str]) -> Manager {
         let log = tempfile::NamedTempFile::new().expect("log file");
         let port = free_port();
         let child = cloud_controller_manager()
-            .args(source)
-            .arg("--kubeconfig")
-            .arg(api.kubeconfig())
-            .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
+            .args(args)
+            .arg("--bind-address=127.0.0.1")
             .arg(format!("--secure-port={port}"))
-            .args(extra)
             .env("SSL_CERT_FILE", &fake.ca_file)
             .stdout(Stdio::null())
             .stderr(log.reopen().expect("log handle"))

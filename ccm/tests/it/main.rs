@@ -5,3 +5,5 @@ mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
 mod processes;
+mod rbac;
+mod rbac_authorizer;
