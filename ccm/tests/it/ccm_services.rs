@@ -17,7 +17,7 @@ use crate::processes::{ApiServer, FakeAzure, example};
 const FINALIZER: &str = "service.kubernetes.io/load-balancer-cleanup";
 
 /// azure.json for small.yaml with its network names.
-fn azure_json(fake: &FakeAzure, dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn azure_json(fake: &FakeAzure, dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("azure.json");
     let text = format!(
         r#"{{"cloud": "AzureStackCloud", "disableAzureStackCloud": true,
@@ -33,7 +33,7 @@ fn azure_json(fake: &FakeAzure, dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The agent VMs of small.yaml as initialised Nodes (providerID and InternalIP).
-async fn agent_nodes(fake: &FakeAzure) -> Vec<Node> {
+pub(crate) async fn agent_nodes(fake: &FakeAzure) -> Vec<Node> {
     let mut nodes = Vec::new();
     for (name, _) in fake.imds.iter().filter(|(n, _)| n.contains("agentpool")) {
         let (status, described) = fake
@@ -62,7 +62,7 @@ async fn agent_nodes(fake: &FakeAzure) -> Vec<Node> {
     nodes
 }
 
-fn web() -> Service {
+pub(crate) fn web() -> Service {
     Service {
         metadata: ObjectMeta {
             name: Some("web".to_string()),

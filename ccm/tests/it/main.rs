@@ -4,6 +4,7 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod config_reload;
 mod processes;
 mod rbac;
 mod rbac_authorizer;

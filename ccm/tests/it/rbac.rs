@@ -13,11 +13,12 @@ use std::process::{Child, Command, Stdio};
 use ccm_manifests::generate::{cloud_controller_manager, cloud_node_manager};
 use ccm_manifests::{KubeVersion, Mode, Options};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Node, Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::core::v1::{Node, Service};
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
+use crate::ccm_services::web;
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
     ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, tainted_node,
@@ -154,29 +155,6 @@ fn azure_json(fake: &FakeAzure, dir: &Path) -> std::path::PathBuf {
     });
     std::fs::write(&path, text.to_string()).expect("write azure.json");
     path
-}
-
-fn web() -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some("web".to_string()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            type_: Some("LoadBalancer".to_string()),
-            selector: Some([("app".to_string(), "web".to_string())].into()),
-            ports: Some(vec![ServicePort {
-                name: Some("http".to_string()),
-                protocol: Some("TCP".to_string()),
-                port: 80,
-                node_port: Some(30080),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
 }
 
 /// Load balancer PUTs in the fake's journal.

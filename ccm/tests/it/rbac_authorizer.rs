@@ -279,7 +279,7 @@ pub fn allows(grant: &Grant, call: &Call) -> bool {
     let names = rule.resource_names.as_deref().unwrap_or_default();
     listed(rule.api_groups.as_deref().unwrap_or_default(), &call.group)
         && resource_matches(rule, call)
-        && (names.is_empty() || names.iter().any(|n| *n == call.name))
+        && (names.is_empty() || names.contains(&call.name))
 }
 
 /// One verb on one resource (and object name) of a generated rule: the unit of "never used".

@@ -1,7 +1,8 @@
 //! `cloud-controller-manager`: the Azure cloud controllers under leader election (and Leader
 //! Migration), with upstream's command line (`flags.rs`), validation before any write
 //! (`settings.rs`, `controllers_flag.rs`), the secure port (`endpoints.rs`, `configz.rs`) and the
-//! wiring (`run.rs`, `controller_set.rs`, `cloud_config.rs`).
+//! wiring (`run.rs`, `controller_set.rs`, `cloud_config.rs`, `config_reload.rs` for
+//! `--enable-dynamic-reloading`).
 //!
 //! Verified (anchor-ccm.md §1.2, §1.3, §8; migration.md §1.3): every flag name and default;
 //! `--concurrent-service-syncs` must be 1 and `--cloud-config` may be empty only with
@@ -15,7 +16,7 @@
 //!
 //! Not applied yet, or deliberately different (logged at start, see `not_implemented.rs`):
 //! - content type, resync period, delegated authn/z, pprof, service account
-//!   credentials, dynamic reloading (config read once), node filter, feature gates,
+//!   credentials, node filter, feature gates,
 //!   `CloudAllocator`;
 //! - the service and route controllers are not in this build yet (`controller_set.rs` marks where
 //!   they start); their flags are validated;
@@ -31,6 +32,7 @@
 
 mod cloud_config;
 mod cluster_feeds;
+mod config_reload;
 mod configz;
 mod controller_set;
 mod controllers_flag;

@@ -21,7 +21,7 @@ use crate::controller_set::{self, RunningControllers};
 use crate::endpoints::{self, Endpoints};
 use crate::flags::Flags;
 use crate::leader_metrics::LeaderMetrics;
-use crate::{cloud_config, configz, settings};
+use crate::{cloud_config, config_reload, configz, settings};
 
 /// The component name Leader Migration configurations use for this manager.
 const COMPONENT: &str = "cloud-controller-manager";
@@ -37,7 +37,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         settings.rate_limit,
     )
     .await?;
-    let config = cloud_config::read(&settings.cloud_config, &client).await?;
+    let (config, config_text) =
+        cloud_config::read_with_text(&settings.cloud_config, &client).await?;
 
     let mut registry = Registry::default();
     let arm_metrics = ArmMetrics::register(&mut registry);
@@ -47,7 +48,7 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let running = RunningControllers::register(&mut registry);
     let leader_metrics = LeaderMetrics::register(&mut registry);
     registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
-    let provider = Arc::new(cloud_config::provider(&config, arm_metrics).await?);
+    let provider = Arc::new(cloud_config::provider(&config, arm_metrics.clone()).await?);
 
     let namespace = &flags.leader_elect_resource_namespace;
     let classification = classify(
@@ -58,6 +59,13 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         &flags.leader_elect_resource_name,
     );
     classification.log();
+    let rebuild = config_reload::Rebuild {
+        client: client.clone(),
+        arm_metrics,
+        node_metrics: node_metrics.clone(),
+        service_metrics: service_metrics.clone(),
+        route_metrics: route_metrics.clone(),
+    };
     let inputs = controller_set::Inputs {
         client: client.clone(),
         provider,
@@ -128,8 +136,13 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     }
 
     let (stop_tx, stop_rx) = watch::channel(false);
-    let work = controller_set::run(
+    let changes = flags
+        .enable_dynamic_reloading
+        .then(|| config_reload::watch(settings.cloud_config.clone(), client.clone(), config_text));
+    let work = config_reload::run(
         prepared,
+        changes,
+        |config| rebuild.prepare(config, &flags, &settings, &classification),
         flags.controller_start_interval,
         gate_rx,
         stop_rx,
