@@ -27,16 +27,12 @@ use crate::rbac_authorizer::{Call, allows, calls_by, grants_for, unused};
 
 const CCM_USER: &str = "system:serviceaccount:kube-system:cloud-controller-manager";
 const CNM_USER: &str = "system:serviceaccount:kube-system:cloud-node-manager";
+/// Taint cloud-node-lifecycle puts on a NotReady Node whose VM is shut down.
+const SHUTDOWN_TAINT: &str = "node.cloudprovider.kubernetes.io/shutdown";
 
 /// Generated permissions the test run does not exercise, kept on purpose: (role, verb,
 /// `group/resource`, reason). Matching ignores the resource name.
 const KEPT_UNUSED: &[(&str, &str, &str, &str)] = &[
-    (
-        "azure:cloud-controller-manager",
-        "delete",
-        "core/nodes",
-        "cloud-node-lifecycle deletes a NotReady Node whose VM is gone; no VM is deleted here",
-    ),
     (
         "azure:cloud-controller-manager",
         "get",
@@ -152,6 +148,8 @@ fn azure_json(fake: &FakeAzure, dir: &Path) -> std::path::PathBuf {
         "routeTableName": "k8s-routetable",
         // Route batches every second, released at once (defaults: 30 s each).
         "routeUpdateIntervalInSeconds": 1, "routeUpdateWaitingInSeconds": 1,
+        // Power states seen within a second (default 60 s), for the shutdown taint.
+        "vmCacheTTLInSeconds": 1,
     });
     std::fs::write(&path, text.to_string()).expect("write azure.json");
     path
@@ -354,6 +352,47 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
             .ok()
             .and_then(|s| s.is_none().then_some(()))
     })
+    .await;
+
+    // cloud-node-lifecycle: a NotReady Node whose VM is deallocated gets the shutdown taint, one
+    // whose VM is gone is deleted (the kubelet never posted Ready here).
+    let (shut, gone) = (&agents[0].0, &agents[1].0);
+    let (status, body) = fake
+        .admin(
+            reqwest::Method::POST,
+            &format!("/admin/compute/nodes/{shut}/power-state"),
+            Some(json!({"state": "deallocated"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = fake
+        .admin(
+            reqwest::Method::DELETE,
+            &format!("/admin/compute/nodes/{gone}"),
+            None,
+        )
+        .await;
+    assert!(status < 300, "{status} {body}");
+    wait_for("the shutdown taint", &[&manager], || async {
+        nodes.get(shut).await.ok().filter(|n| {
+            n.spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|t| t.iter().any(|t| t.key == SHUTDOWN_TAINT))
+        })
+    })
+    .await;
+    wait_for(
+        "the Node of the deleted VM is deleted",
+        &[&manager],
+        || async {
+            nodes
+                .get_opt(gone)
+                .await
+                .ok()
+                .and_then(|n| n.is_none().then_some(()))
+        },
+    )
     .await;
 
     // SIGTERM: the CCM releases its Lease; the CNMs stop.

@@ -1,3 +1,7 @@
+//! The call table against upstream's ClusterRole (what the upstream image calls, verb by verb)
+//! and its shape. The table is also checked against this project's binaries' real calls, from the
+//! embedded API server's audit log, in `ccm/tests/it/rbac.rs`.
+
 use azure_ccm::names::leases;
 
 use super::calls::EVENT_VERBS;
