@@ -6,7 +6,7 @@
 //! (Cluster)Roles and bindings, evaluated like the RBAC authorizer; generated permissions no call
 //! used are listed, and each must have a reason in [`KEPT_UNUSED`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
@@ -23,7 +23,7 @@ use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
     ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, tainted_node,
 };
-use crate::rbac_authorizer::{Call, allows, calls_by, grants_for, unused};
+use crate::rbac_authorizer::{Call, Grant, allows, calls_by, grants_for, unused};
 
 const CCM_USER: &str = "system:serviceaccount:kube-system:cloud-controller-manager";
 const CNM_USER: &str = "system:serviceaccount:kube-system:cloud-node-manager";
@@ -205,6 +205,14 @@ impl Drop for NodeManager {
             .status();
         let _ = self.0.wait();
     }
+}
+
+/// The calls no grant allows.
+fn denied<'a>(grants: &[Grant], calls: &'a BTreeSet<Call>) -> Vec<&'a Call> {
+    calls
+        .iter()
+        .filter(|c| !grants.iter().any(|g| allows(g, c)))
+        .collect()
 }
 
 fn explain(calls: &[&Call]) -> String {
@@ -413,10 +421,7 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
             "{user} posted no event: {calls:#?}"
         );
         let grants = grants_for(docs, "kube-system", sa);
-        let denied: Vec<&Call> = calls
-            .iter()
-            .filter(|c| !grants.iter().any(|g| allows(g, c)))
-            .collect();
+        let denied = denied(&grants, &calls);
         if !denied.is_empty() {
             missing.insert(user, explain(&denied));
         }
@@ -451,6 +456,74 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
     assert!(
         unexplained.is_empty(),
         "generated permissions never used and not in KEPT_UNUSED: {unexplained:#?}\n{report}"
+    );
+}
+
+/// With `--leader-migration` (out-of-tree 1.30, node IPAM left to kube-controller-manager) the
+/// CCM campaigns for the migration Lease too, with the generated LeaderMigrationConfiguration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generated_rbac_allows_the_leader_migration_leases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.log");
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start_with(&["--audit-log-path", audit.to_str().expect("utf-8 path")]);
+    let config = azure_json(&fake, dir.path());
+    let mut o = options();
+    o.version = KubeVersion::from_minor(30).expect("1.30");
+    o.leader_migration = true;
+    let bundle = ccm_manifests::generate(&o).expect("bundle");
+    let migration = dir.path().join("leader-migration.yaml");
+    let text = &bundle
+        .file("leader-migration.yaml")
+        .expect("LeaderMigrationConfiguration")
+        .contents;
+    std::fs::write(&migration, text).expect("write the migration config");
+    let docs = parse(cloud_controller_manager::documents(&o).expect("CCM manifest"));
+    let kubeconfig = api
+        .kubeconfig_for(CCM_USER, Some("system:serviceaccounts"))
+        .await;
+    let flags: Vec<String> = adapted(
+        generated_flags(&docs, "Deployment"),
+        &[
+            ("--cloud-config", config.display().to_string()),
+            ("--kubeconfig", kubeconfig.display().to_string()),
+            ("--leader-migration-config", migration.display().to_string()),
+        ],
+    )
+    .into_iter()
+    .filter(|f| !f.starts_with("--secure-port="))
+    .collect();
+    assert!(
+        flags.iter().any(|f| f == "--enable-leader-migration=true"),
+        "{flags:?}"
+    );
+    let flag_refs: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let manager = Manager::start_args(&fake, &flag_refs);
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    wait_for("the migration Lease is held", &[&manager], || async {
+        leases
+            .get_opt("cloud-provider-extraction-migration")
+            .await
+            .ok()
+            .flatten()
+            .and_then(|l| l.spec?.holder_identity)
+    })
+    .await;
+    let exit = manager.terminate();
+    assert!(exit.success(), "{exit:?}\n{}", manager.logs());
+    let calls = calls_by(&audit, CCM_USER);
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.verb == "update" && c.name == "cloud-provider-extraction-migration"),
+        "{calls:#?}"
+    );
+    let grants = grants_for(&docs, "kube-system", "cloud-controller-manager");
+    let denied = denied(&grants, &calls);
+    assert!(
+        denied.is_empty(),
+        "calls the generated RBAC does not allow:\n{}",
+        explain(&denied)
     );
 }
 
