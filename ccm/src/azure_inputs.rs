@@ -12,6 +12,44 @@ use prometheus_client::registry::Registry;
 use crate::azure_feeds::AzureFeeds;
 use crate::cloud_config;
 
+/// Builds the inputs of every hosted controller from a cloud config, over metric families
+/// registered once: a reloaded config gets a new provider that reports to the same metrics.
+#[derive(Clone)]
+pub struct InputsFactory {
+    client: kube::Client,
+    arm_metrics: ArmMetrics,
+    metrics: ControllerMetrics,
+    settings: ControllerSettings,
+}
+
+impl InputsFactory {
+    /// Registers the ARM and controller metric families in `registry`.
+    pub fn register(
+        client: &kube::Client,
+        registry: &mut Registry,
+        settings: ControllerSettings,
+    ) -> InputsFactory {
+        InputsFactory {
+            client: client.clone(),
+            arm_metrics: ArmMetrics::register(registry),
+            metrics: ControllerMetrics::register(registry),
+            settings,
+        }
+    }
+
+    /// A new provider for `config` and the inputs over it.
+    pub async fn inputs(&self, config: &Config) -> anyhow::Result<BuildInputs<AzureProvider>> {
+        let provider = Arc::new(cloud_config::provider(config, self.arm_metrics.clone()).await?);
+        Ok(BuildInputs {
+            client: self.client.clone(),
+            feeds: Arc::new(AzureFeeds::new(&provider)),
+            provider,
+            settings: self.settings.clone(),
+            metrics: self.metrics.clone(),
+        })
+    }
+}
+
 /// Builds the provider for `config` and the inputs of every hosted controller, registering the
 /// ARM and controller metric families in `registry`.
 pub async fn build_inputs(
@@ -20,14 +58,7 @@ pub async fn build_inputs(
     registry: &mut Registry,
     settings: ControllerSettings,
 ) -> anyhow::Result<BuildInputs<AzureProvider>> {
-    let arm_metrics = ArmMetrics::register(registry);
-    let metrics = ControllerMetrics::register(registry);
-    let provider = Arc::new(cloud_config::provider(config, arm_metrics).await?);
-    Ok(BuildInputs {
-        client: client.clone(),
-        feeds: Arc::new(AzureFeeds::new(&provider)),
-        provider,
-        settings,
-        metrics,
-    })
+    InputsFactory::register(client, registry, settings)
+        .inputs(config)
+        .await
 }

@@ -29,56 +29,91 @@ pub enum CloudConfigSource {
     },
 }
 
-/// Reads and validates the cloud config; the `Display` of the result redacts secrets.
-pub async fn read(source: &CloudConfigSource, client: &kube::Client) -> anyhow::Result<Config> {
-    let (origin, text, what) = match source {
-        CloudConfigSource::File(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--cloud-config {}: cannot read", path.display()))?;
-            (
-                Origin::File(path.clone()),
-                text,
-                format!("--cloud-config {}", path.display()),
-            )
-        }
+/// Reads and validates the cloud config (the `Display` of the result redacts secrets), with the
+/// text read: the baseline dynamic reloading compares against.
+pub async fn read_with_text(
+    source: &CloudConfigSource,
+    client: &kube::Client,
+) -> anyhow::Result<(Config, String)> {
+    let text = fetch(source, client).await?;
+    let config = parse(source, &text)?;
+    tracing::info!(config = %config, "cloud config loaded from {}", describe(source));
+    Ok((config, text))
+}
+
+/// How a source is named in messages: the flag and the file or Secret.
+pub fn describe(source: &CloudConfigSource) -> String {
+    match source {
+        CloudConfigSource::File(path) => format!("--cloud-config {}", path.display()),
         CloudConfigSource::Secret {
             namespace,
             name,
             key,
+        } => format!("--cloud-config-secret-name {namespace}/{name} key {key}"),
+    }
+}
+
+/// The raw text of the cloud config: the file, or the key of the Secret.
+pub async fn fetch(source: &CloudConfigSource, client: &kube::Client) -> anyhow::Result<String> {
+    let what = describe(source);
+    match source {
+        CloudConfigSource::File(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("--cloud-config {}: cannot read", path.display())),
+        CloudConfigSource::Secret {
+            namespace, name, ..
         } => {
-            let what = format!("--cloud-config-secret-name {namespace}/{name} key {key}");
             let secrets: kube::Api<Secret> = kube::Api::namespaced(client.clone(), namespace);
             let secret = secrets
                 .get(name)
                 .await
                 .with_context(|| format!("{what}: cannot read the Secret"))?;
-            let Some(bytes) = secret.data.and_then(|mut d| d.remove(key)) else {
-                bail!("{what}: the Secret has no such key");
-            };
-            let text = String::from_utf8(bytes.0)
-                .map_err(|_| anyhow::anyhow!("{what}: the value is not UTF-8"))?;
-            let origin = Origin::Secret {
-                namespace: namespace.clone(),
-                name: name.clone(),
-                key: key.clone(),
-            };
-            (origin, text, what)
+            secret_text(source, &secret)
         }
+    }
+}
+
+/// The cloud config text held by `secret` under the source's key.
+pub fn secret_text(source: &CloudConfigSource, secret: &Secret) -> anyhow::Result<String> {
+    let what = describe(source);
+    let CloudConfigSource::Secret { key, .. } = source else {
+        bail!("{what}: not a Secret source");
+    };
+    let Some(bytes) = secret.data.as_ref().and_then(|d| d.get(key)) else {
+        bail!("{what}: the Secret has no such key");
+    };
+    String::from_utf8(bytes.0.clone())
+        .map_err(|_| anyhow::anyhow!("{what}: the value is not UTF-8"))
+}
+
+/// Parses and validates `text` read from `source` (with the process environment); errors name
+/// the source and the field.
+pub fn parse(source: &CloudConfigSource, text: &str) -> anyhow::Result<Config> {
+    let what = describe(source);
+    let origin = match source {
+        CloudConfigSource::File(path) => Origin::File(path.clone()),
+        CloudConfigSource::Secret {
+            namespace,
+            name,
+            key,
+        } => Origin::Secret {
+            namespace: namespace.clone(),
+            name: name.clone(),
+            key: key.clone(),
+        },
     };
     let env: BTreeMap<String, String> = std::env::vars().collect();
-    let source = SourceText {
+    let text = SourceText {
         origin: &origin,
-        text: &text,
+        text,
     };
     let (file, secret) = match origin {
-        Origin::File(_) => (Some(source), None),
-        _ => (None, Some(source)),
+        Origin::File(_) => (Some(text), None),
+        _ => (None, Some(text)),
     };
     let loaded = load(&Inputs { file, secret, env }).with_context(|| what.clone())?;
     if let Some(warning) = loaded.unknown_keys_warning() {
         tracing::warn!("{warning}");
     }
-    tracing::info!(config = %loaded.config, "cloud config loaded from {what}");
     Ok(loaded.config)
 }
 

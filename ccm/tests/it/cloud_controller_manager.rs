@@ -228,11 +228,18 @@ impl Manager {
     /// Starts the manager with the kubeconfig, a free secure port on 127.0.0.1, `SSL_CERT_FILE`
     /// and exactly `args` otherwise.
     pub(crate) fn start_args(fake: &FakeAzure, api: &ApiServer, args: &[&str]) -> Manager {
+        let kubeconfig = format!("--kubeconfig={}", api.kubeconfig().display());
+        let mut all = vec![kubeconfig.as_str()];
+        all.extend(args);
+        Self::start_raw(fake, &all)
+    }
+
+    /// Starts the manager with a free secure port on 127.0.0.1, `SSL_CERT_FILE` and exactly
+    /// `args` otherwise (which name the kubeconfig).
+    pub(crate) fn start_raw(fake: &FakeAzure, args: &[&str]) -> Manager {
         let port = free_port();
         let mut command = cloud_controller_manager();
         command
-            .arg("--kubeconfig")
-            .arg(api.kubeconfig())
             .args(["--bind-address=127.0.0.1", &format!("--secure-port={port}")])
             .args(args)
             .env("SSL_CERT_FILE", &fake.ca_file);

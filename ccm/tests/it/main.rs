@@ -4,6 +4,7 @@
 mod ccm_services;
 mod cloud_controller_manager;
 mod cloud_node_manager;
+mod config_reload;
 mod drop_in;
 mod failover;
 mod lifecycle;
@@ -12,5 +13,7 @@ mod node_facts;
 mod node_init;
 mod processes;
 mod provided_node_ip;
+mod rbac;
+mod rbac_authorizer;
 mod routes_e2e;
 mod topology;

@@ -28,6 +28,9 @@ pub struct KubeApiserverArgs {
     /// Watch events kept for resumption; older resourceVersions get 410 Gone.
     #[arg(long, default_value_t = 20_000)]
     pub history: usize,
+    /// Append one JSON `audit.k8s.io/v1` Event per request to this file (level Metadata).
+    #[arg(long)]
+    pub audit_log_path: Option<PathBuf>,
 }
 
 fn parse_cidr(text: &str) -> Result<ServiceCidr, String> {
@@ -49,6 +52,7 @@ pub async fn run(args: KubeApiserverArgs) -> Result<(), Error> {
         kubeconfig_out: args.kubeconfig_out,
         service_cidr: args.service_cidr,
         history_capacity: args.history,
+        audit_log: args.audit_log_path,
         ..ApiServerConfig::default()
     };
     let server = start(config).await?;
@@ -111,8 +115,14 @@ mod tests {
             "/tmp/d.json",
             "--service-cidr",
             "10.96.0.0/12",
+            "--audit-log-path",
+            "/tmp/audit.log",
         ])
         .unwrap();
+        assert_eq!(
+            cli.args.audit_log_path.as_deref(),
+            Some(std::path::Path::new("/tmp/audit.log"))
+        );
         assert_eq!(cli.args.listen.port(), 7000);
         assert_eq!(cli.args.service_cidr.to_string(), "10.96.0.0/12");
         let err = Cli::try_parse_from(["x", "--service-cidr", "nope"])

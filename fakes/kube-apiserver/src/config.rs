@@ -29,6 +29,8 @@ pub struct ApiServerConfig {
     pub default_watch_timeout: Duration,
     /// Delay that batches writes of the data file.
     pub persist_interval: Duration,
+    /// Append an `audit.k8s.io/v1` Event per request here (`--audit-log-path`).
+    pub audit_log: Option<PathBuf>,
 }
 
 impl Default for ApiServerConfig {
@@ -44,6 +46,7 @@ impl Default for ApiServerConfig {
             bookmark_interval: Duration::from_secs(10),
             default_watch_timeout: Duration::from_secs(1800),
             persist_interval: Duration::from_millis(100),
+            audit_log: None,
         }
     }
 }

@@ -26,10 +26,13 @@
 //!   records the spec fields of the applied object for its manager instead of dropping the ones the
 //!   status strategy resets, and a server-side apply of an explicitly empty list (`taints: []`)
 //!   records the applier as owning a field that is not stored.
+//! - `--audit-log-path` writes the real server's audit Events (level Metadata) with the verbs its
+//!   `RequestInfoFactory` computes: see [`audit`] for the fields and the known divergences.
 //! - `status.loadBalancer.ingress[].ipMode` defaults to `VIP` (`SetDefaults_Service`,
 //!   `pkg/apis/core/v1/defaults.go`); cluster IPs and node ports are random, upper band first
 //!   (`calculateRangeOffset` in `pkg/registry/core/service/{ipallocator,portallocator}`).
 
+pub mod audit;
 mod auth;
 pub mod cli;
 mod config;

@@ -12,6 +12,7 @@ use fake_tls::{ClientAuth, HttpsServer, Pki, server_config};
 use rand::RngCore;
 use serde_json::json;
 
+use crate::audit::AuditLog;
 use crate::auth::{Authenticator, TokenUser};
 use crate::config::ApiServerConfig;
 use crate::handlers::{
@@ -159,7 +160,12 @@ pub async fn start(config: ApiServerConfig) -> Result<RunningApiServer, Error> {
         user: "token-admin".into(),
         groups: vec!["system:masters".into()],
     }]);
-    let server = HttpsServer::start(config.listen, tls, router(app, auth))
+    let audit = config
+        .audit_log
+        .as_deref()
+        .map(AuditLog::open)
+        .transpose()?;
+    let server = HttpsServer::start(config.listen, tls, router(app, auth, audit))
         .await
         .map_err(|source| Error::Serve {
             addr: config.listen.to_string(),
@@ -201,8 +207,8 @@ pub async fn start(config: ApiServerConfig) -> Result<RunningApiServer, Error> {
     })
 }
 
-fn router(app: AppState, auth: Authenticator) -> Router {
-    Router::new()
+fn router(app: AppState, auth: Authenticator, audit: Option<AuditLog>) -> Router {
+    let routes = Router::new()
         .route("/version", get(discovery::version))
         .route("/healthz", get(|| async { "ok" }))
         .route("/livez", get(|| async { "ok" }))
@@ -215,8 +221,13 @@ fn router(app: AppState, auth: Authenticator) -> Router {
         .route("/openapi/v3", get(openapi::index))
         .route("/openapi/v3/{*rest}", get(openapi::group_version))
         .fallback(handlers::resource)
-        .with_state(app)
-        .layer(middleware::from_fn_with_state(auth, crate::auth::require))
+        .with_state(app);
+    // Audit runs inside authentication: it sees the authenticated user.
+    let routes = match audit {
+        Some(log) => routes.layer(middleware::from_fn_with_state(log, crate::audit::record)),
+        None => routes,
+    };
+    routes.layer(middleware::from_fn_with_state(auth, crate::auth::require))
 }
 
 /// Creates what a fresh cluster has: system namespaces with their default ServiceAccounts and

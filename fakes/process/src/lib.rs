@@ -218,17 +218,53 @@ pub struct ApiServer {
 impl ApiServer {
     /// Starts it on a free port and waits for "kubeconfig written to".
     pub fn start() -> ApiServer {
+        Self::start_with(&[])
+    }
+
+    /// Starts it with extra flags (e.g. `["--audit-log-path", path]`).
+    pub fn start_with(extra: &[&str]) -> ApiServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let kubeconfig = dir.path().join("kubeconfig");
-        let args: [&std::ffi::OsStr; 5] = [
+        let mut args: Vec<&std::ffi::OsStr> = vec![
             "kube-apiserver".as_ref(),
             "--listen".as_ref(),
             "127.0.0.1:0".as_ref(),
             "--kubeconfig-out".as_ref(),
             kubeconfig.as_os_str(),
         ];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
         let (child, _) = spawn(&args, |l| l.contains("kubeconfig written to"));
         ApiServer { child, dir }
+    }
+
+    /// A kubeconfig for `user` (client certificate from the server's CA, `group` as O), as a
+    /// component authenticating with its own identity would have; written next to the admin one.
+    pub async fn kubeconfig_for(&self, user: &str, group: Option<&str>) -> PathBuf {
+        let ca_dir = self.dir.path().join("kube-apiserver-tls");
+        let pki = fake_tls::Pki::load_or_create(&ca_dir, "unused").expect("the server's CA");
+        let issued = pki.issue_client(user, group).expect("client certificate");
+        let slug: String = user
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let file = |suffix: &str, text: &str| {
+            let path = self.dir.path().join(format!("{slug}.{suffix}"));
+            std::fs::write(&path, text).expect("write credential");
+            path
+        };
+        let cert = file("crt", &issued.cert_pem);
+        let key = file("key", &issued.key_pem);
+        let ca = file("ca.crt", pki.ca_pem());
+        let server = self.config().await.cluster_url.to_string();
+        // JSON is YAML: every kubeconfig reader accepts it.
+        let doc = serde_json::json!({
+            "apiVersion": "v1", "kind": "Config",
+            "clusters": [{"name": "fake", "cluster": {"server": server.trim_end_matches('/'), "certificate-authority": ca}}],
+            "users": [{"name": user, "user": {"client-certificate": cert, "client-key": key}}],
+            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": user}}],
+            "current-context": "fake",
+        });
+        file("kubeconfig", &doc.to_string())
     }
 
     /// The kubeconfig file the server wrote.

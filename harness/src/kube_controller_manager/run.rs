@@ -46,7 +46,8 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
         );
     }
     let client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
-    let config = cloud_config::read(&CloudConfigSource::File(cloud_config), &client).await?;
+    let (config, _) =
+        cloud_config::read_with_text(&CloudConfigSource::File(cloud_config), &client).await?;
 
     let mut registry = Registry::default();
     let running = RunningControllers::register(&mut registry, COMPONENT);

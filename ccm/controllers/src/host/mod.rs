@@ -8,8 +8,8 @@
 //! Verified (migration.md §2.1, §2.4; k8s.io/controller-manager `leadermigration`): main lease
 //! first, then the migration lease; migrated controllers only while holding it, unowned ones
 //! never, the others under the main lease; losing either lease ends the process.
-//! \[infer\] Controllers are started once and never restarted: a controller that stops ends the
-//! process with an error, like a lost lease.
+//! \[infer\] A controller that stops ends the process with an error, like a lost lease; controllers
+//! are restarted only as a whole set, when a new provider replaces the old one (dynamic reloading).
 
 mod build;
 mod controllers_flag;
@@ -27,6 +27,6 @@ pub use error::HostError;
 pub use feeds::{ClusterFeeds, NoFeeds};
 pub use leases::Leases;
 pub use running::RunningControllers;
-pub use set::{Host, HostPlan};
+pub use set::{ControllerSet, Host, HostPlan, Roster};
 pub use settings::{ControllerMetrics, ControllerSettings};
 pub use signals::termination;

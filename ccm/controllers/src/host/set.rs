@@ -1,10 +1,12 @@
-//! The controllers of one process, each started when the lease that governs it is held, started
-//! once and never restarted; shutdown stops them all before the leases are released.
+//! The controllers of one process, each started when the lease that governs it is held; shutdown
+//! stops them all before the leases are released. A new controller set (built from a new provider,
+//! `--enable-dynamic-reloading`) replaces the running one under the same leases.
 
 use std::future::Future;
 use std::time::Duration;
 
 use ccm_cloud::Provider;
+use futures::{Stream, StreamExt};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -35,12 +37,35 @@ pub struct HostPlan<'a> {
 
 /// The controllers built and the leases campaigning for them.
 pub struct Host {
-    pending: Vec<(&'static str, ControllerClass, Work)>,
-    classification: Classification,
+    pending: ControllerSet,
+    roster: Roster,
     leases: Leases,
     running: RunningControllers,
     interval: Duration,
+}
+
+/// Which controllers a host runs and under which lease: what a rebuilt set is built from.
+#[derive(Clone)]
+pub struct Roster {
+    startable: Vec<(&'static str, ControllerClass)>,
+    classification: Classification,
     elected: bool,
+}
+
+/// Controllers built from one provider, not started yet.
+pub struct ControllerSet(Vec<(&'static str, ControllerClass, Work)>);
+
+impl Roster {
+    /// Builds every startable controller over `inputs` (no API call).
+    pub fn build<P: Provider>(&self, inputs: &BuildInputs<P>) -> Result<ControllerSet, HostError> {
+        let mut set = Vec::new();
+        for (name, class) in &self.startable {
+            if let Some(work) = build(name, inputs)? {
+                set.push((*name, class.clone(), work));
+            }
+        }
+        Ok(ControllerSet(set))
+    }
 }
 
 impl Host {
@@ -60,7 +85,7 @@ impl Host {
             plan.lease_name,
         );
         classification.log();
-        let mut pending = Vec::new();
+        let mut startable = Vec::new();
         for &name in plan.controllers {
             let class = classification
                 .class_of(name)
@@ -73,19 +98,27 @@ impl Host {
                 );
                 continue;
             }
-            if let Some(work) = build(name, &inputs)? {
-                pending.push((name, class, work));
-            }
+            startable.push((name, class));
         }
+        let roster = Roster {
+            startable,
+            classification,
+            elected: plan.election.is_some(),
+        };
+        let pending = roster.build(&inputs)?;
         let leases = Leases::start(client, plan.election, plan.migration)?;
         Ok(Host {
             pending,
-            classification,
+            roster,
             leases,
             running,
             interval: inputs.settings.start_interval,
-            elected: plan.election.is_some(),
         })
+    }
+
+    /// What a replacement set is built from (see [`Host::run_reloading`]).
+    pub fn roster(&self) -> Roster {
+        self.roster.clone()
     }
 
     /// The lease state (for health checks and metrics).
@@ -99,39 +132,61 @@ impl Host {
         self,
         shutdown: impl Future<Output = &'static str>,
     ) -> Result<(), HostError> {
+        self.run_reloading(shutdown, futures::stream::pending())
+            .await
+    }
+
+    /// [`Host::run_until`], and each set from `replacements` replaces the running one: the
+    /// running controllers stop and are awaited, then the new ones start as the leases allow.
+    pub async fn run_reloading(
+        self,
+        shutdown: impl Future<Output = &'static str>,
+        replacements: impl Stream<Item = ControllerSet>,
+    ) -> Result<(), HostError> {
         let Host {
             pending,
-            classification,
+            roster,
             leases,
             running,
             interval,
-            elected,
         } = self;
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let work = run(
-            pending,
-            (&classification, elected),
-            interval,
-            leases.subscribe(),
-            stop_rx,
-            running,
-        );
-        tokio::pin!(work);
-        let outcome = tokio::select! {
-            result = &mut work => Err(result.err().unwrap_or(HostError::Task("the controllers stopped".into()))),
-            lease = leases.lost() => Err(HostError::LeaseLost(lease)),
-            signal = shutdown => { tracing::info!("{signal} received, shutting down"); Ok(()) }
-        };
-        match outcome {
-            Ok(()) => {
-                // Stop the controllers and wait for them before the leases are released.
-                let _ = stop_tx.send(true);
-                let _ = work.await;
-                leases.release().await;
-                Ok(())
+        tokio::pin!(shutdown);
+        tokio::pin!(replacements);
+        let mut current = pending;
+        loop {
+            let (stop_tx, stop_rx) = watch::channel(false);
+            let work = run(
+                current,
+                (&roster.classification, roster.elected),
+                interval,
+                leases.subscribe(),
+                stop_rx,
+                running.clone(),
+            );
+            tokio::pin!(work);
+            let outcome = tokio::select! {
+                result = &mut work => Err(result.err().unwrap_or(HostError::Task("the controllers stopped".into()))),
+                lease = leases.lost() => Err(HostError::LeaseLost(lease)),
+                signal = &mut shutdown => { tracing::info!("{signal} received, shutting down"); Ok(None) }
+                Some(next) = replacements.next() => Ok(Some(next)),
+            };
+            match outcome {
+                Ok(Some(next)) => {
+                    tracing::info!("restarting the controllers with the new provider");
+                    let _ = stop_tx.send(true);
+                    work.await?;
+                    current = next;
+                }
+                Ok(None) => {
+                    // Stop the controllers and wait for them before the leases are released.
+                    let _ = stop_tx.send(true);
+                    let _ = work.await;
+                    leases.release().await;
+                    return Ok(());
+                }
+                // Dropped without release, like a crash (upstream exits).
+                Err(error) => return Err(error),
             }
-            // Dropped without release, like a crash (upstream exits).
-            Err(error) => Err(error),
         }
     }
 }
@@ -148,7 +203,7 @@ fn governing(class: &ControllerClass, classification: &Classification, elected: 
 /// Starts each controller when the gate lets its class run, `interval` apart. Resolves with an
 /// error when one stops, or with `Ok` once `stop` is set and every started controller has ended.
 async fn run(
-    mut pending: Vec<(&'static str, ControllerClass, Work)>,
+    ControllerSet(mut pending): ControllerSet,
     (classification, elected): (&Classification, bool),
     interval: Duration,
     mut gate: watch::Receiver<GateState>,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::Store;
 use kube::runtime::watcher;
@@ -191,19 +191,22 @@ impl NodeIpamController {
         }
     }
 
-    /// Writes `spec.podCIDR(s)` by get-modify-replace (409s rerun the cycle); returns the fresh
-    /// node instead when it already carries a value, which is never overwritten.
+    /// Writes `spec.podCIDR(s)` with a strategic merge patch, as upstream's `PatchNodeCIDRs`
+    /// does (so the generated RBAC's `nodes: patch` suffices, no `update`); the patch carries the
+    /// resourceVersion read, so a concurrent write turns into a 409 that reruns the cycle. Returns
+    /// the fresh node instead when it already carries a value, which is never overwritten.
     async fn write(&self, name: &str, values: &[String]) -> Result<Option<Node>, kube::Error> {
         retry_on_conflict(|| async {
-            let mut fresh = self.nodes.get(name).await?;
+            let fresh = self.nodes.get(name).await?;
             if !pod_cidrs(&fresh).is_empty() {
                 return Ok(Some(fresh));
             }
-            let spec = fresh.spec.get_or_insert_with(Default::default);
-            spec.pod_cidr = values.first().cloned();
-            spec.pod_cidrs = Some(values.to_vec());
+            let patch = serde_json::json!({
+                "metadata": {"resourceVersion": fresh.resource_version()},
+                "spec": {"podCIDR": values.first(), "podCIDRs": values},
+            });
             self.nodes
-                .replace(name, &PostParams::default(), &fresh)
+                .patch(name, &PatchParams::default(), &Patch::Strategic(patch))
                 .await?;
             Ok(None)
         })

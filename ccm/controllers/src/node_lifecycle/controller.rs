@@ -7,7 +7,7 @@ use std::time::Duration;
 use ccm_cloud::{InstancesV2, Provider};
 use ccm_names::controllers::CLOUD_NODE_LIFECYCLE;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, DeleteParams, ListParams, PostParams, Preconditions};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
 use kube::{Client, ResourceExt};
 
 use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
@@ -148,10 +148,13 @@ impl<P: Provider> NodeLifecycleController<P> {
         }
     }
 
-    /// Get-modify-Update of `spec.taints` with retry on conflict.
+    /// Writes `spec.taints` with a patch, as upstream's `PatchNodeTaints` does (the generated
+    /// RBAC grants `nodes: patch`, not `update`): the whole list, with the resourceVersion read
+    /// as a precondition, so a concurrent change is a 409 and the cycle reruns.
     async fn write_taints(&self, name: &str, decision: &Decision) -> Result<(), kube::Error> {
         retry_on_conflict(|| async move {
             let mut fresh = self.nodes.get(name).await?;
+            let version = fresh.resource_version();
             let taints = fresh
                 .spec
                 .get_or_insert_default()
@@ -167,8 +170,12 @@ impl<P: Provider> NodeLifecycleController<P> {
                 }
             }
             if changed {
+                let patch = serde_json::json!({
+                    "metadata": {"resourceVersion": version},
+                    "spec": {"taints": taints},
+                });
                 self.nodes
-                    .replace(name, &PostParams::default(), &fresh)
+                    .patch(name, &PatchParams::default(), &Patch::Merge(patch))
                     .await?;
                 tracing::info!(node = %name, add = ?decision.add_taints, remove = ?decision.remove_taints, "taints updated");
             }

@@ -2,7 +2,8 @@
 //! Migration), with upstream's command line (`flags.rs`), validation before any write
 //! (`settings.rs`, `controllers_flag.rs`), the secure port (`endpoints.rs`, `configz.rs`) and the
 //! wiring (`run.rs`; the controllers are hosted by `ccm_controllers::host`, the cloud config
-//! and the Azure feeds are `azure_ccm::cloud_config` and `azure_ccm::azure_feeds`).
+//! and the Azure feeds are `azure_ccm::cloud_config` and `azure_ccm::azure_feeds`;
+//! `config_reload.rs` for `--enable-dynamic-reloading`).
 //!
 //! Verified (anchor-ccm.md §1.2, §1.3, §8; migration.md §1.3): every flag name and default;
 //! `--concurrent-service-syncs` must be 1 and `--cloud-config` may be empty only with
@@ -16,7 +17,7 @@
 //!
 //! Not applied yet, or deliberately different (logged at start, see `not_implemented.rs`):
 //! - content type, resync period, delegated authn/z, pprof, service account
-//!   credentials, dynamic reloading (config read once), node filter, feature gates,
+//!   credentials, node filter, feature gates,
 //!   `CloudAllocator`;
 //! - **[infer]** `--cloud-provider` other than `azure` is refused at start (upstream fails when
 //!   initialising the cloud); the route controller runs with `--configure-cloud-routes=true`
@@ -28,6 +29,7 @@
 //! - **[infer]** a SIGTERM releases the Lease (client-go `ReleaseOnCancel`, which upstream's CCM
 //!   does not set) so a standby takes over at once.
 
+mod config_reload;
 mod configz;
 mod controllers_flag;
 mod endpoints;

@@ -61,11 +61,6 @@ pub fn unhonoured(flags: &Flags) -> Vec<Unhonoured> {
         "/debug/pprof is not served",
     );
     add(
-        flags.enable_dynamic_reloading,
-        "--enable-dynamic-reloading",
-        "the cloud config is read once at start; restart the process after a change",
-    );
-    add(
         !flags.node_filter_requirements.is_empty(),
         "--node-filter-requirements",
         "every Node is managed",

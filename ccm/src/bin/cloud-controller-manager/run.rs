@@ -1,12 +1,13 @@
 //! Wiring: validate everything, serve the secure port, load the cloud config, build the provider
 //! and the kube client, then host the enabled controllers under the leases
-//! (`ccm_controllers::host`) until SIGTERM/SIGINT, when they stop and the leases are released.
+//! (`ccm_controllers::host`) until SIGTERM/SIGINT, when they stop and the leases are released;
+//! with `--enable-dynamic-reloading` a changed cloud config replaces provider and controllers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use azure_ccm::azure_inputs::build_inputs;
+use azure_ccm::azure_inputs::InputsFactory;
 use azure_ccm::{cloud_config, kube_client};
 use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
@@ -16,7 +17,7 @@ use tokio::sync::watch;
 use crate::endpoints::{self, Endpoints};
 use crate::flags::Flags;
 use crate::leader_metrics::LeaderMetrics;
-use crate::{configz, settings};
+use crate::{config_reload, configz, settings};
 
 /// The component name Leader Migration configurations use for this manager.
 pub const COMPONENT: &str = "cloud-controller-manager";
@@ -32,7 +33,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         settings.rate_limit,
     )
     .await?;
-    let config = cloud_config::read(&settings.cloud_config, &client).await?;
+    let (config, config_text) =
+        cloud_config::read_with_text(&settings.cloud_config, &client).await?;
 
     let mut registry = Registry::default();
     let running = RunningControllers::register(&mut registry, COMPONENT);
@@ -44,14 +46,18 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         settings.ipam.clone(),
         flags.controller_start_interval,
     );
-    let inputs = build_inputs(&client, &config, &mut registry, controller_settings).await?;
+    let factory = InputsFactory::register(&client, &mut registry, controller_settings);
+    let inputs = factory.inputs(&config).await?;
     let plan = flags.election.host_plan(
         COMPONENT,
         &settings.controllers,
         settings.election.as_ref(),
         settings.migration.as_ref(),
     );
-    let host = Host::start(client, plan, inputs, running.clone())?;
+    let host = Host::start(client.clone(), plan, inputs, running.clone())?;
+    let changes = flags
+        .enable_dynamic_reloading
+        .then(|| config_reload::watch(settings.cloud_config.clone(), client, config_text));
     let gate_rx = host.gate();
     if let Some(main) = &settings.election {
         let migration = settings.migration.as_ref().map(|m| m.leader_name.clone());
@@ -90,7 +96,13 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
 
     let shutdown = termination()?;
     tracing::info!("cloud-controller-manager started");
-    let outcome = host.run_until(shutdown).await;
+    let outcome = match changes {
+        Some(changes) => {
+            let sets = config_reload::replacements(changes, factory, host.roster());
+            host.run_reloading(shutdown, sets).await
+        }
+        None => host.run_until(shutdown).await,
+    };
     if let Some((stop, task)) = server {
         let _ = stop.send(true);
         let _ = task.await;

@@ -348,7 +348,14 @@ pub fn delete_collection(
             if opts.dry_run {
                 out.push((*obj).clone());
             } else {
-                out.push(delete_in(s, target.kind, &obj, &opts)?);
+                // The list holds the deleted objects, never the per-object Status a single
+                // DELETE answers with (`DeleteCollection` in `registry/generic/registry/store.go`).
+                let result = delete_in(s, target.kind, &obj, &opts)?;
+                out.push(if result["kind"] == "Status" {
+                    (*obj).clone()
+                } else {
+                    result
+                });
             }
         }
         Ok(out)

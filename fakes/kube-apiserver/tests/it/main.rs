@@ -1,6 +1,7 @@
 //! Integration tests: the server on a real loopback socket, driven by the real `kubectl` binary
 //! and by kube-rs.
 
+mod audit;
 mod auth;
 mod ccm_paths;
 mod dry_run;
