@@ -154,7 +154,7 @@ async fn reload_scenario(fake: &FakeAzure, api: &ApiServer, source: Source<'_>, 
     assert!(
         !manager
             .logs()
-            .contains("restarting the controllers with the new cloud config")
+            .contains("restarting the controllers with the new provider")
     );
 
     // A valid edit: the controllers restart and every later ARM call carries the new user agent.
@@ -169,7 +169,7 @@ async fn reload_scenario(fake: &FakeAzure, api: &ApiServer, source: Source<'_>, 
     assert!(
         manager
             .logs()
-            .contains("restarting the controllers with the new cloud config"),
+            .contains("restarting the controllers with the new provider"),
         "{}",
         manager.logs()
     );
