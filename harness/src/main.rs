@@ -1,8 +1,7 @@
 //! `harness`: the migration parity suite, its reports and the manifest generator.
 
 use clap::{Parser, Subcommand};
-
-mod kube_controller_manager;
+use harness::kube_controller_manager;
 
 /// Command line of the harness binary.
 #[derive(Debug, Parser)]

@@ -1,0 +1,4 @@
+//! The parity suite as a library: what `harness` runs (modules per DESIGN.md's harness layout),
+//! so the binary stays a thin command line and integration tests reach each piece.
+
+pub mod kube_controller_manager;
