@@ -7,6 +7,7 @@ mod cloud_node_manager;
 mod config_reload;
 mod drop_in;
 mod failover;
+mod lease_under_load;
 mod lifecycle;
 mod node_churn;
 mod node_facts;

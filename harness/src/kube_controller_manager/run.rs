@@ -62,7 +62,9 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
     let plan = args
         .election
         .host_plan(COMPONENT, &names, election.as_ref(), migration.as_ref());
-    let host = Host::start(client, plan, inputs, running)?;
+    // The leases get their own client, as client-go's leader-election clientset.
+    let election_client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
+    let host = Host::start(election_client, plan, inputs, running)?;
     let shutdown = termination()?;
     tracing::info!("kube-controller-manager stand-in started");
     host.run_until(shutdown).await?;

@@ -70,9 +70,11 @@ impl Roster {
 
 impl Host {
     /// Classifies and builds every enabled controller (no API call), logs which lease governs
-    /// each, then starts campaigning.
+    /// each, then starts campaigning. `election_client` carries only the lease traffic: like client-go's separate
+    /// leader-election clientset it has its own rate limit, so a burst of controller requests
+    /// (a thousand nodes initialised at once) never delays a renewal past the renew deadline.
     pub fn start<P: Provider>(
-        client: kube::Client,
+        election_client: kube::Client,
         plan: HostPlan<'_>,
         inputs: BuildInputs<P>,
         running: RunningControllers,
@@ -106,7 +108,7 @@ impl Host {
             elected: plan.election.is_some(),
         };
         let pending = roster.build(&inputs)?;
-        let leases = Leases::start(client, plan.election, plan.migration)?;
+        let leases = Leases::start(election_client, plan.election, plan.migration)?;
         Ok(Host {
             pending,
             roster,

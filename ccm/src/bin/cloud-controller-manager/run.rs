@@ -54,7 +54,14 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         settings.election.as_ref(),
         settings.migration.as_ref(),
     );
-    let host = Host::start(client.clone(), plan, inputs, running.clone())?;
+    // The leases get their own client and rate limit, as client-go's leader-election clientset.
+    let election_client = kube_client::build(
+        flags.kubeconfig.as_deref(),
+        flags.master.as_deref(),
+        settings.rate_limit,
+    )
+    .await?;
+    let host = Host::start(election_client, plan, inputs, running.clone())?;
     let changes = flags
         .enable_dynamic_reloading
         .then(|| config_reload::watch(settings.cloud_config.clone(), client, config_text));
