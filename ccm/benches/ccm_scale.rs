@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fake_process::{ApiServer, FakeAzure, example};
+use fake_process::{ApiServer, FakeAzure, example, has_ingress, load_balancer_service, tcp_port};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::{
     ContainerImage, Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo,
-    Service, ServicePort, ServiceSpec, Taint,
+    Service, Taint,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::Api;
@@ -223,28 +223,12 @@ fn registered_node(name: &str) -> Node {
     }
 }
 
-fn load_balancer_service(i: usize) -> Service {
-    let name = format!("svc-{i:04}");
-    Service {
-        metadata: ObjectMeta {
-            name: Some(name.clone()),
-            namespace: Some("default".to_string()),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            type_: Some("LoadBalancer".to_string()),
-            selector: Some(BTreeMap::from([("app".to_string(), name)])),
-            ports: Some(vec![ServicePort {
-                name: Some("http".to_string()),
-                protocol: Some("TCP".to_string()),
-                port: 80,
-                node_port: Some(30000 + i32::try_from(i).expect("small index")),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+fn numbered_service(i: usize) -> Service {
+    let node_port = 30000 + i32::try_from(i).expect("small index");
+    load_balancer_service(
+        &format!("svc-{i:04}"),
+        vec![tcp_port("http", 80, node_port)],
+    )
 }
 
 /// ARM calls in the fake's journal from `since` on: (reads, writes, operation polls, next seq).
@@ -442,7 +426,7 @@ async fn run_ccm(case: &Case, dir: &Path) {
         let started = Instant::now();
         for i in 0..case.services {
             services
-                .create(&PostParams::default(), &load_balancer_service(i))
+                .create(&PostParams::default(), &numbered_service(i))
                 .await
                 .expect("create service");
         }
@@ -458,14 +442,7 @@ async fn run_ccm(case: &Case, dir: &Path) {
                 let wanted = list.items.iter().filter(|s| {
                     s.spec.as_ref().and_then(|sp| sp.type_.as_deref()) == Some("LoadBalancer")
                 });
-                wanted.clone().count() == case.services
-                    && wanted.into_iter().all(|s| {
-                        s.status
-                            .as_ref()
-                            .and_then(|st| st.load_balancer.as_ref())
-                            .and_then(|lb| lb.ingress.as_ref())
-                            .is_some_and(|i| !i.is_empty())
-                    })
+                wanted.clone().count() == case.services && wanted.into_iter().all(has_ingress)
             },
         )
         .await;

@@ -8,10 +8,27 @@ use kube::api::{DeleteParams, PostParams};
 
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
-    ApiServer, FakeAzure, agent_nodes, example, load_balancer_service, small_azure_json, tcp_port,
+    ApiServer, FakeAzure, agent_nodes, example, has_ingress, load_balancer_service,
+    small_azure_json, tcp_port,
 };
 
 const FINALIZER: &str = "service.kubernetes.io/load-balancer-cleanup";
+
+/// Deletes the Service and waits until the object is gone (the finalizer removed after cleanup).
+pub(crate) async fn delete_until_gone(services: &Api<Service>, name: &str, managers: &[&Manager]) {
+    services
+        .delete(name, &DeleteParams::default())
+        .await
+        .expect("delete service");
+    wait_for("the Service is gone", managers, || async {
+        services
+            .get_opt(name)
+            .await
+            .ok()
+            .and_then(|s| s.is_none().then_some(()))
+    })
+    .await;
+}
 
 pub(crate) fn web() -> Service {
     load_balancer_service("web", vec![tcp_port("http", 80, 30080)])
@@ -62,13 +79,7 @@ async fn a_load_balancer_service_gets_its_azure_ip_and_leaves_nothing_behind() {
         .await
         .expect("service");
     let ready = wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(|s| {
-            s.status
-                .as_ref()
-                .and_then(|st| st.load_balancer.as_ref())
-                .and_then(|lb| lb.ingress.as_ref())
-                .is_some_and(|i| !i.is_empty())
-        })
+        services.get("web").await.ok().filter(has_ingress)
     })
     .await;
     assert!(
@@ -102,18 +113,7 @@ async fn a_load_balancer_service_gets_its_azure_ip_and_leaves_nothing_behind() {
         );
     }
 
-    services
-        .delete("web", &DeleteParams::default())
-        .await
-        .expect("delete");
-    wait_for("the Service is gone", &[&manager], || async {
-        services
-            .get_opt("web")
-            .await
-            .ok()
-            .and_then(|s| s.is_none().then_some(()))
-    })
-    .await;
+    delete_until_gone(&services, "web", &[&manager]).await;
     let writes = arm_writes(&fake).await;
     assert!(
         writes

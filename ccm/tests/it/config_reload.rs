@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::ccm_services::web;
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{ApiServer, FakeAzure, example};
-use crate::processes::{agent_nodes, small_azure_json};
+use crate::processes::{agent_nodes, has_ingress, small_azure_json};
 
 /// (sequence number, user agent, method, path) of every ARM request in the fake's journal.
 async fn arm_calls(fake: &FakeAzure) -> Vec<(u64, String, String, String)> {
@@ -37,15 +37,6 @@ async fn arm_calls(fake: &FakeAzure) -> Vec<(u64, String, String, String)> {
 fn config_text(fake: &FakeAzure, dir: &std::path::Path, user_agent: &str) -> String {
     let path = small_azure_json(fake, dir, Some(user_agent));
     std::fs::read_to_string(path).expect("azure.json")
-}
-
-fn has_ingress(service: &Service) -> bool {
-    service
-        .status
-        .as_ref()
-        .and_then(|s| s.load_balancer.as_ref())
-        .and_then(|lb| lb.ingress.as_ref())
-        .is_some_and(|i| !i.is_empty())
 }
 
 /// Where the test writes the cloud config.

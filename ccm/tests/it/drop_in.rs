@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Service;
 use kube::Api;
-use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::ccm_services::web;
+use crate::ccm_services::{delete_until_gone, web};
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::lifecycle::set_ready;
 use crate::node_facts::NodeFacts;
@@ -295,18 +295,7 @@ async fn runs_unchanged(topology: &str) {
     }
 
     // Deleted: no public IP, frontend, rule, probe or NSG rule left behind.
-    services
-        .delete("web", &DeleteParams::default())
-        .await
-        .expect("delete");
-    wait_for("the Service is gone", &[&manager], || async {
-        services
-            .get_opt("web")
-            .await
-            .ok()
-            .and_then(|s| s.is_none().then_some(()))
-    })
-    .await;
+    delete_until_gone(&services, "web", &[&manager]).await;
     assert!(
         network(&cloud, "publicIPAddresses", &pip_name)
             .await

@@ -3,8 +3,8 @@
 use std::process::Command;
 
 pub use fake_process::{
-    ApiServer, FakeAzure, LoggedProcess, agent_nodes, example, ingress_ip, load_balancer_service,
-    small_azure_json, small_cluster, tcp_port,
+    ApiServer, FakeAzure, LoggedProcess, agent_nodes, example, has_ingress, ingress_ip,
+    load_balancer_service, small_azure_json, small_cluster, tcp_port,
 };
 use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
 use kube::api::ObjectMeta;

@@ -15,13 +15,13 @@ use ccm_manifests::{KubeVersion, Mode, Options};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Service};
 use kube::Api;
-use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::ccm_services::web;
+use crate::ccm_services::{delete_until_gone, web};
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
-    ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, tainted_node,
+    ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, has_ingress, tainted_node,
 };
 use crate::rbac_authorizer::{Call, Grant, allows, calls_by, grants_for, unused};
 
@@ -326,13 +326,7 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
         .await
         .expect("service");
     wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(|s| {
-            s.status
-                .as_ref()
-                .and_then(|st| st.load_balancer.as_ref())
-                .and_then(|lb| lb.ingress.as_ref())
-                .is_some_and(|i| !i.is_empty())
-        })
+        services.get("web").await.ok().filter(has_ingress)
     })
     .await;
     let before = lb_puts(&fake).await;
@@ -349,18 +343,7 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
         || async { (lb_puts(&fake).await > before).then_some(()) },
     )
     .await;
-    services
-        .delete("web", &DeleteParams::default())
-        .await
-        .expect("delete service");
-    wait_for("the Service is gone", &[&manager], || async {
-        services
-            .get_opt("web")
-            .await
-            .ok()
-            .and_then(|s| s.is_none().then_some(()))
-    })
-    .await;
+    delete_until_gone(&services, "web", &[&manager]).await;
 
     // cloud-node-lifecycle: a NotReady Node whose VM is deallocated gets the shutdown taint, one
     // whose VM is gone is deleted (the kubelet never posted Ready here).

@@ -21,7 +21,7 @@ mod wait;
 pub use journal::{ArmWrite, arm_writes, writes_by, writes_out_of_turn};
 pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, lease_holder, overlaps, tenures};
 pub use logged::LoggedProcess;
-pub use services::{ingress_ip, load_balancer_service, tcp_port};
+pub use services::{has_ingress, ingress_ip, load_balancer_service, tcp_port};
 pub use small::{agent_nodes, small_azure_json, small_cluster};
 pub use wait::wait_for;
 

@@ -48,3 +48,13 @@ pub async fn ingress_ip(services: &Api<Service>, name: &str) -> Option<String> {
         .ip
         .clone()
 }
+
+/// Whether the service controller has published an ingress address for the Service.
+pub fn has_ingress(service: &Service) -> bool {
+    service
+        .status
+        .as_ref()
+        .and_then(|s| s.load_balancer.as_ref())
+        .and_then(|lb| lb.ingress.as_ref())
+        .is_some_and(|i| !i.is_empty())
+}
