@@ -3,3 +3,4 @@
 
 pub mod kube_controller_manager;
 pub mod supervisor;
+pub mod cluster;

@@ -124,6 +124,9 @@ impl Supervised {
             let ready = match readiness {
                 Readiness::Spawned => true,
                 Readiness::Line(text) => self.handle.printed().iter().any(|l| l.contains(text)),
+                Readiness::ExactLine(text) => {
+                    self.handle.printed().iter().any(|l| l.trim_end() == text)
+                }
                 Readiness::Probe(probe) => probe().await,
             };
             if ready {

@@ -21,7 +21,7 @@ use std::time::Duration;
 pub use child::{ProcessHandle, Supervised, log_tail};
 pub use error::SupervisorError;
 pub use lookup::{LookupError, find_binary, find_binary_in};
-pub use signals::{Shutdown, shutdown_signal};
+pub use signals::{Shutdown, ShutdownSignals, shutdown_signal};
 pub use spec::{Probe, ProcessSpec, Readiness};
 
 /// Grace period between SIGTERM and SIGKILL unless the caller picks one.
@@ -104,8 +104,9 @@ impl Supervisor {
     pub fn teardown_on_signal(&self) -> tokio::task::JoinHandle<()> {
         let children: Weak<Mutex<Vec<Supervised>>> = Arc::downgrade(&self.children);
         let grace = self.grace;
+        let mut signals = ShutdownSignals::install();
         tokio::spawn(async move {
-            let signal = shutdown_signal().await;
+            let signal = signals.wait().await;
             if let Some(children) = children.upgrade() {
                 eprintln!("harness: {signal:?}: stopping child processes");
                 for error in stop_children(&children, grace).await {

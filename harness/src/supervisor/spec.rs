@@ -18,6 +18,8 @@ pub enum Readiness {
     Spawned,
     /// Once a line of its stdout contains this text.
     Line(String),
+    /// Once a line of its stdout is exactly this text (trailing spaces ignored).
+    ExactLine(String),
     /// Once the probe answers `true` (polled until the deadline).
     Probe(Probe),
 }
@@ -34,6 +36,7 @@ impl Readiness {
         match self {
             Readiness::Spawned => "spawn".to_string(),
             Readiness::Line(text) => format!("a stdout line containing {text:?}"),
+            Readiness::ExactLine(text) => format!("the stdout line {text:?}"),
             Readiness::Probe(_) => "the readiness probe".to_string(),
         }
     }
@@ -89,6 +92,12 @@ impl ProcessSpec {
     /// Ready once a stdout line contains `text`.
     pub fn ready_on_line(mut self, text: impl Into<String>) -> Self {
         self.readiness = Readiness::Line(text.into());
+        self
+    }
+
+    /// Ready once a stdout line is exactly `text`.
+    pub fn ready_on_exact_line(mut self, text: impl Into<String>) -> Self {
+        self.readiness = Readiness::ExactLine(text.into());
         self
     }
 
