@@ -182,9 +182,13 @@ impl FakeAdmin {
 
     /// `DELETE /admin/compute/nodes/{node}`: deletes the node's VM and NICs.
     pub async fn delete_node(&self, node: &str) -> Result<(), AdminError> {
-        self.expect_ok(Method::DELETE, &format!("/admin/compute/nodes/{node}"), None)
-            .await
-            .map(drop)
+        self.expect_ok(
+            Method::DELETE,
+            &format!("/admin/compute/nodes/{node}"),
+            None,
+        )
+        .await
+        .map(drop)
     }
 
     /// `POST /admin/compute/nodes/{node}/power-state`: `running`, `stopped` or `deallocated`.

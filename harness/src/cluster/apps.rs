@@ -83,7 +83,10 @@ mod tests {
     #[test]
     fn creates_the_list_when_missing_or_inline_empty() {
         let appended = with_apps("tenantId: t", &[app()]);
-        assert!(appended.starts_with("tenantId: t\napps:\n  - name: ccm\n"), "{appended}");
+        assert!(
+            appended.starts_with("tenantId: t\napps:\n  - name: ccm\n"),
+            "{appended}"
+        );
         let replaced = with_apps("apps: []\nvms: []\n", &[app()]);
         assert!(replaced.starts_with("apps:\n  - name: ccm\n"), "{replaced}");
         assert!(replaced.ends_with("secret: s\nvms: []\n"), "{replaced}");
@@ -92,6 +95,9 @@ mod tests {
     #[test]
     fn an_indented_apps_key_is_not_the_top_level_list() {
         let out = with_apps("x:\n  apps:\n", &[app()]);
-        assert!(out.starts_with("x:\n  apps:\napps:\n  - name: ccm"), "{out}");
+        assert!(
+            out.starts_with("x:\n  apps:\napps:\n  - name: ccm"),
+            "{out}"
+        );
     }
 }

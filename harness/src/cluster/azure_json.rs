@@ -42,11 +42,13 @@ impl CloudSettings {
             .first()
             .and_then(|n| n["resourceId"].as_str())
             .ok_or("no node in /admin/info")?;
-        let resource_group = segment(first_id, "resourceGroups").ok_or("no resource group in a node id")?;
+        let resource_group =
+            segment(first_id, "resourceGroups").ok_or("no resource group in a node id")?;
         let vm_type = if nodes.iter().any(|n| {
-            n["resourceId"]
-                .as_str()
-                .is_some_and(|id| id.to_ascii_lowercase().contains("/virtualmachinescalesets/"))
+            n["resourceId"].as_str().is_some_and(|id| {
+                id.to_ascii_lowercase()
+                    .contains("/virtualmachinescalesets/")
+            })
         }) {
             "vmss"
         } else {
@@ -66,11 +68,17 @@ impl CloudSettings {
             resource_group: resource_group.to_string(),
             location,
             vm_type,
-            vnet: vnet["name"].as_str().ok_or("VNet without name")?.to_string(),
+            vnet: vnet["name"]
+                .as_str()
+                .ok_or("VNet without name")?
+                .to_string(),
             vnet_resource_group: segment(vnet_id, "resourceGroups")
                 .ok_or("VNet id without resource group")?
                 .to_string(),
-            subnet: subnet["name"].as_str().ok_or("VNet without subnet")?.to_string(),
+            subnet: subnet["name"]
+                .as_str()
+                .ok_or("VNet without subnet")?
+                .to_string(),
             security_group: id_of("networkSecurityGroup")
                 .and_then(|id| segment(id, "networkSecurityGroups"))
                 .map(str::to_string),
@@ -138,12 +146,12 @@ mod tests {
         let info = json!({"location": "EastUS", "imds": [{"node": "n", "resourceId":
             "/subscriptions/s/resourceGroups/RG-1/providers/Microsoft.Compute/virtualMachines/n"}]});
         let state = json!({"arm": {"entries": [{"kind": "Vnet", "doc": {
-            "id": "/subscriptions/s/resourceGroups/net-rg/providers/Microsoft.Network/virtualNetworks/v",
-            "name": "v",
-            "properties": {"subnets": [{"name": "sn", "properties": {
-                "networkSecurityGroup": {"id": "/subscriptions/s/resourceGroups/RG-1/providers/Microsoft.Network/networkSecurityGroups/nsg"},
-                "routeTable": {"id": "/subscriptions/s/resourceGroups/rt-rg/providers/Microsoft.Network/routeTables/rt"}
-            }}]}}}]}});
+        "id": "/subscriptions/s/resourceGroups/net-rg/providers/Microsoft.Network/virtualNetworks/v",
+        "name": "v",
+        "properties": {"subnets": [{"name": "sn", "properties": {
+            "networkSecurityGroup": {"id": "/subscriptions/s/resourceGroups/RG-1/providers/Microsoft.Network/networkSecurityGroups/nsg"},
+            "routeTable": {"id": "/subscriptions/s/resourceGroups/rt-rg/providers/Microsoft.Network/routeTables/rt"}
+        }}]}}}]}});
         let settings = CloudSettings::from_fake(&info, &state).unwrap();
         assert_eq!(
             settings,

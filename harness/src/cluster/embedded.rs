@@ -74,7 +74,8 @@ impl EmbeddedOptions {
         mut self,
         flags: I,
     ) -> Self {
-        self.apiserver_flags.extend(flags.into_iter().map(Into::into));
+        self.apiserver_flags
+            .extend(flags.into_iter().map(Into::into));
         self
     }
 }
@@ -114,31 +115,43 @@ impl EmbeddedCluster {
         let topology = artifacts.join("topology.yaml");
         std::fs::write(&topology, with_apps(&text, &apps)).map_err(io("writing", &topology))?;
 
-        let binary = find_binary("azure-fakes").map_err(crate::supervisor::SupervisorError::from)?;
+        let binary =
+            find_binary("azure-fakes").map_err(crate::supervisor::SupervisorError::from)?;
         let supervisor = Supervisor::new(artifacts.join("logs")).with_grace(options.stop_grace);
         let kube_dir = artifacts.join("kube");
         std::fs::create_dir_all(&kube_dir).map_err(io("creating", &kube_dir))?;
         let kubeconfig = kube_dir.join("kubeconfig");
         let fake = ProcessSpec::new(FAKE_PROCESS, &binary)
-            .args(["serve".into(), "--topology".into(), topology.clone().into_os_string()])
+            .args([
+                "serve".into(),
+                "--topology".into(),
+                topology.clone().into_os_string(),
+            ])
             .args(["--listen", "127.0.0.1:0", "--tls-dir"])
             .args([artifacts.join("fake-tls")])
             .args(options.fake_flags.iter().cloned())
             .ready_on_exact_line("ready")
             .deadline(options.ready_deadline);
         let apiserver = ProcessSpec::new(APISERVER_PROCESS, &binary)
-            .args(["kube-apiserver", "--listen", "127.0.0.1:0", "--kubeconfig-out"])
+            .args([
+                "kube-apiserver",
+                "--listen",
+                "127.0.0.1:0",
+                "--kubeconfig-out",
+            ])
             .args([kubeconfig.clone()])
             .args(options.apiserver_flags.iter().cloned())
             .ready_on_line("kubeconfig written to")
             .deadline(options.ready_deadline);
-        let (fake, _apiserver) = tokio::try_join!(supervisor.start(fake), supervisor.start(apiserver))?;
+        let (fake, _apiserver) =
+            tokio::try_join!(supervisor.start(fake), supervisor.start(apiserver))?;
 
-        let printed = PrintedFake::parse(&fake.printed()).map_err(|missing| ClusterError::Printed {
-            process: fake.name.clone(),
-            missing,
-            log: fake.log.clone(),
-        })?;
+        let printed =
+            PrintedFake::parse(&fake.printed()).map_err(|missing| ClusterError::Printed {
+                process: fake.name.clone(),
+                missing,
+                log: fake.log.clone(),
+            })?;
         let admin = FakeAdmin::new(printed.base(), &printed.ca)?;
         let settings = CloudSettings::from_fake(&admin.info().await?, &admin.state().await?)
             .map_err(ClusterError::Settings)?;

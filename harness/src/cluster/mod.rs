@@ -94,7 +94,8 @@ pub async fn kube_client(kubeconfig: &Path) -> Result<kube::Client, ClusterError
         kubeconfig: kubeconfig.to_path_buf(),
         reason,
     };
-    let file = kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| kube_error(e.to_string()))?;
+    let file =
+        kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| kube_error(e.to_string()))?;
     let config = kube::Config::from_custom_kubeconfig(file, &Default::default())
         .await
         .map_err(|e| kube_error(e.to_string()))?;

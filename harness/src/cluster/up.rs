@@ -68,7 +68,10 @@ pub async fn up(options: EmbeddedOptions) -> anyhow::Result<()> {
     drop(out);
     let signal = signals.wait().await;
     eprintln!("harness up: {signal:?}: stopping the cluster");
-    cluster.teardown().await.context("tearing the cluster down")?;
+    cluster
+        .teardown()
+        .await
+        .context("tearing the cluster down")?;
     println!("harness up: stopped");
     Ok(())
 }

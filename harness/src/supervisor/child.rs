@@ -239,7 +239,9 @@ fn copy_lines(
         let mut reader = BufReader::new(pipe);
         let mut buf = Vec::new();
         while reader.read_until(b'\n', &mut buf).is_ok_and(|n| n > 0) {
-            let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
+            let line = String::from_utf8_lossy(&buf)
+                .trim_end_matches(['\n', '\r'])
+                .to_string();
             if let Ok(mut file) = file.lock() {
                 let _ = writeln!(file, "{line}");
                 let _ = file.flush();
