@@ -16,7 +16,7 @@ pub struct CloudSettings {
     pub resource_group: String,
     /// Region.
     pub location: String,
-    /// `standard` (availability sets / standalone VMs) or `vmss` (any scale-set node).
+    /// `vmss` when the cloud holds any scale set (uniform or flexible), else `standard`.
     pub vm_type: &'static str,
     /// VNet name.
     pub vnet: String,
@@ -44,20 +44,18 @@ impl CloudSettings {
             .ok_or("no node in /admin/info")?;
         let resource_group =
             segment(first_id, "resourceGroups").ok_or("no resource group in a node id")?;
-        let vm_type = if nodes.iter().any(|n| {
-            n["resourceId"].as_str().is_some_and(|id| {
-                id.to_ascii_lowercase()
-                    .contains("/virtualmachinescalesets/")
-            })
-        }) {
+        let entries = state["arm"]["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        // vmType vmss also serves availability-set and flexible nodes (anchor-ccm.md 2.2).
+        let vm_type = if entries.iter().any(|e| e["kind"] == "Vmss") {
             "vmss"
         } else {
             "standard"
         };
-        let vnet = state["arm"]["entries"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let vnet = entries
+            .iter()
             .find(|e| e["kind"] == "Vnet")
             .map(|e| &e["doc"])
             .ok_or("no VNet in the fake's state")?;
@@ -153,6 +151,15 @@ mod tests {
             "routeTable": {"id": "/subscriptions/s/resourceGroups/rt-rg/providers/Microsoft.Network/routeTables/rt"}
         }}]}}}]}});
         let settings = CloudSettings::from_fake(&info, &state).unwrap();
+        let mut with_set = state.clone();
+        with_set["arm"]["entries"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"kind": "Vmss", "doc": {}}));
+        assert_eq!(
+            CloudSettings::from_fake(&info, &with_set).unwrap().vm_type,
+            "vmss"
+        );
         assert_eq!(
             settings,
             CloudSettings {

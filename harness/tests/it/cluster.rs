@@ -198,3 +198,73 @@ fn harness_up_prints_the_endpoints_and_stops_its_children_on_ctrl_c() {
         assert!(!alive(pid), "pid {pid} survived Ctrl-C of harness up");
     }
 }
+
+#[tokio::test]
+async fn fake_flags_reach_the_fake_and_scale_sets_make_vmss_configs() {
+    fake_process::binary();
+    let dir = Scratch::new("cluster-vmss");
+    let faults = dir.write(
+        "faults.yaml",
+        "seed: 7\nrules:\n- id: flaky-rg\n  method: GET\n  path: /subscriptions/*/resourcegroups/*\n  fault: {kind: status, status: 503}\n  probability: 0.5\n",
+    );
+    let options = EmbeddedOptions::new(
+        TopologySource::File(fake_process::example("zonal-vmss.yaml")),
+        dir.0.join("cluster"),
+    )
+    .fake_flags([
+        std::ffi::OsString::from("--faults"),
+        faults.into_os_string(),
+    ]);
+    let mut cluster = EmbeddedCluster::start(options).await.expect("starts");
+    let path = cluster
+        .azure_json(Component::CloudNodeManager)
+        .expect("written");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
+    assert_eq!(json["vmType"], "vmss");
+    let admin = cluster.fake_admin().expect("admin");
+    let rules = admin
+        .expect_ok(reqwest::Method::GET, "/admin/faults", None)
+        .await
+        .expect("faults");
+    assert!(rules.to_string().contains("flaky-rg"), "{rules}");
+    cluster.teardown().await.expect("teardown");
+}
+
+/// Pids of live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_failed_start_leaves_no_process_behind() {
+    fake_process::binary();
+    let dir = Scratch::new("cluster-half");
+    let artifacts = dir.0.join("cluster");
+    let options = EmbeddedOptions::new(
+        TopologySource::File(fake_process::example("small.yaml")),
+        &artifacts,
+    )
+    .apiserver_flags(["--service-cidr", "not-a-cidr"]);
+    let error = EmbeddedCluster::start(options)
+        .await
+        .expect_err("the API server refuses its flags");
+    let text = error.to_string();
+    assert!(
+        text.contains("kube-apiserver exited before it was ready"),
+        "{text}"
+    );
+    assert!(text.contains("not-a-cidr"), "{text}");
+    let left = processes_mentioning(&artifacts.display().to_string());
+    assert!(left.is_empty(), "still running: {left:?}");
+}
