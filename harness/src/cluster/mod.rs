@@ -6,6 +6,17 @@
 //!
 //! Each component that calls ARM gets its own Entra app and azure.json (see [`Component`]), so
 //! the fake's journal (`clientId` per request) tells the in-tree host's writes from the CCM's.
+//!
+//! Sources of the azure.json the embedded provider writes:
+//! - field names and meanings, `resourceManagerEndpoint` metadata discovery, `vmType: vmss`
+//!   serving availability-set and flexible nodes too: `shared/reference/anchor-ccm.md` §2.2;
+//! - `cloud: AzureStackCloud` + `disableAzureStackCloud` pointing the components at the fake: the
+//!   project's own e2e tests (`ccm/tests/it/topology.rs`), which run the production binaries so;
+//! - [infer] `loadBalancerSku: standard` for every topology: every example topology has a
+//!   Standard load balancer; a Basic-SKU scenario must override it;
+//! - [infer] the node resource group is the one in the first node's ARM id and the network names
+//!   come from the first VNet's first subnet: true of every example topology, not of clusters
+//!   with nodes spread over several groups or subnets.
 
 mod admin;
 mod apps;

@@ -99,13 +99,14 @@ impl Supervisor {
     }
 
     /// Spawns a task that, on the first SIGINT or SIGTERM, stops every child still supervised,
-    /// prints what it did on stderr and exits the harness with 128 + the signal number. It holds
-    /// the children only weakly: a dropped supervisor has already killed them.
-    pub fn teardown_on_signal(&self) -> tokio::task::JoinHandle<()> {
+    /// prints what it did on stderr and exits the harness with 128 + the signal number. The
+    /// handlers are installed before this returns; the task ends when the returned guard is
+    /// dropped, and it holds the children only weakly (a dropped supervisor has killed them).
+    pub fn teardown_on_signal(&self) -> SignalTeardown {
         let children: Weak<Mutex<Vec<Supervised>>> = Arc::downgrade(&self.children);
         let grace = self.grace;
         let mut signals = ShutdownSignals::install();
-        tokio::spawn(async move {
+        SignalTeardown(tokio::spawn(async move {
             let signal = signals.wait().await;
             if let Some(children) = children.upgrade() {
                 eprintln!("harness: {signal:?}: stopping child processes");
@@ -114,12 +115,22 @@ impl Supervisor {
                 }
             }
             std::process::exit(signal.exit_code());
-        })
+        }))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Supervised>> {
         // A panic while holding the lock leaves the list intact: keep using it.
         self.children.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Keeps [`Supervisor::teardown_on_signal`]'s task alive; dropping it ends the task.
+#[derive(Debug)]
+pub struct SignalTeardown(tokio::task::JoinHandle<()>);
+
+impl Drop for SignalTeardown {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

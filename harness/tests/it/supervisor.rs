@@ -189,3 +189,77 @@ fn a_binary_on_path_is_found_after_the_executable_dir() {
     let found = find_binary_in("tool", Some(Path::new("/opt/x/harness")), Some(&path_var));
     assert_eq!(found, Ok(bin));
 }
+
+#[tokio::test]
+async fn a_probe_decides_readiness() {
+    let dir = Scratch::new("sup-probe");
+    let marker = dir.0.join("up");
+    let probe_marker = marker.clone();
+    let probe: harness::supervisor::Probe = std::sync::Arc::new(move || {
+        let marker = probe_marker.clone();
+        Box::pin(async move { marker.exists() })
+    });
+    let supervisor = Supervisor::new(dir.0.join("logs"));
+    let script = format!("sleep 0.2; touch {}; exec sleep 1000", marker.display());
+    supervisor
+        .start(shell("probed", &script).ready_on_probe(probe))
+        .await
+        .expect("ready once the file exists");
+    // Readiness came from the probe, so the file exists by the time start returns.
+    assert!(marker.exists());
+    assert!(supervisor.stop_all().await.is_empty());
+}
+
+/// Env var that turns [`signal_teardown_helper`] on (it is the child of the test below).
+const HELPER_DIR: &str = "HARNESS_SIGNAL_HELPER_DIR";
+
+/// Run as a child process by [`sigterm_stops_the_children_and_exits_non_zero`]: supervises a
+/// sleeper, installs the signal teardown, prints the sleeper's pid and waits.
+#[tokio::test]
+#[ignore = "helper process of sigterm_stops_the_children_and_exits_non_zero"]
+async fn signal_teardown_helper() {
+    let Some(dir) = std::env::var_os(HELPER_DIR) else {
+        return;
+    };
+    let supervisor = Supervisor::new(PathBuf::from(dir).join("logs"));
+    let child = supervisor
+        .start(shell("sleeper", "exec sleep 1000"))
+        .await
+        .expect("spawned");
+    let _teardown = supervisor.teardown_on_signal();
+    println!("sleeper pid {}", child.pid);
+    std::future::pending::<()>().await;
+}
+
+#[test]
+fn sigterm_stops_the_children_and_exits_non_zero() {
+    use std::io::{BufRead, BufReader};
+    let dir = Scratch::new("sup-signal");
+    let mut helper = std::process::Command::new(std::env::current_exe().expect("test exe"))
+        .args([
+            "--exact",
+            "supervisor::signal_teardown_helper",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(HELPER_DIR, &dir.0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("helper starts");
+    let stdout = BufReader::new(helper.stdout.take().expect("stdout"));
+    let sleeper: u32 = stdout
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("sleeper pid ")?.trim().parse().ok())
+        .expect("helper printed the sleeper's pid");
+    assert!(alive(sleeper));
+    let pid = libc::pid_t::try_from(helper.id()).expect("pid");
+    // SAFETY: signals one process this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = helper.wait().expect("helper exits");
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{status}");
+    assert!(
+        !alive(sleeper),
+        "sleeper {sleeper} survived the harness's SIGTERM"
+    );
+}
