@@ -91,7 +91,12 @@ mod tests {
             printed.imds,
             vec![("n-0".into(), "https://127.0.0.1:4000/imds/n-0".into())]
         );
-        let missing = PrintedFake::parse(&lines[..6]).unwrap_err();
+        let without_ca: Vec<String> = lines
+            .iter()
+            .filter(|l| !l.starts_with("ca: "))
+            .cloned()
+            .collect();
+        let missing = PrintedFake::parse(&without_ca).unwrap_err();
         assert_eq!(missing, "ca");
         assert_eq!(
             printed_kubeconfig(&["kube-apiserver: kubeconfig written to /a/b".into()]),

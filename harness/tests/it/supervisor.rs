@@ -25,8 +25,12 @@ async fn a_ready_line_starts_and_stop_ends_with_sigterm() {
     let supervisor = Supervisor::new(dir.0.join("logs"));
     let handle = supervisor
         .start(
-            shell("echoer", "echo starting; echo ready now; exec sleep 1000")
-                .ready_on_line("ready"),
+            shell(
+                "echoer",
+                "echo starting; echo \"$GREETING\"; exec sleep 1000",
+            )
+            .env("GREETING", "ready now")
+            .ready_on_line("ready"),
         )
         .await
         .expect("ready");
