@@ -26,6 +26,8 @@ enum Command {
     /// Stand-in in-tree kube-controller-manager: the cloud controllers over the Azure provider,
     /// under leader election and Leader Migration (component `kube-controller-manager`).
     KubeControllerManager(kube_controller_manager::KcmArgs),
+    /// Start an embedded cluster (fake Azure + API server), print how to use it, run until Ctrl-C.
+    Up(harness::cluster::up::UpArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -39,5 +41,6 @@ fn main() -> anyhow::Result<()> {
             ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed)
         }
         Command::KubeControllerManager(args) => kube_controller_manager::main(args),
+        Command::Up(args) => harness::cluster::up::main(args),
     }
 }

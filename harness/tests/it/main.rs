@@ -1,8 +1,10 @@
 //! Integration tests of the `harness` binary. One module per command family, plus the scratch
 //! directory and binary runner they share.
 
+mod cluster;
 mod leader_migration;
 mod manifests_cli;
 mod run;
 mod scratch;
+mod supervisor;
 mod testgrid_cli;
