@@ -2,3 +2,4 @@
 //! so the binary stays a thin command line and integration tests reach each piece.
 
 pub mod kube_controller_manager;
+pub mod scenario;
