@@ -1,7 +1,7 @@
 //! `harness`: the migration parity suite, its reports and the manifest generator.
 
 use clap::{Parser, Subcommand};
-use harness::kube_controller_manager;
+use harness::{kube_controller_manager, scenario};
 
 /// Command line of the harness binary.
 #[derive(Debug, Parser)]
@@ -26,6 +26,8 @@ enum Command {
     /// Stand-in in-tree kube-controller-manager: the cloud controllers over the Azure provider,
     /// under leader election and Leader Migration (component `kube-controller-manager`).
     KubeControllerManager(kube_controller_manager::KcmArgs),
+    /// Scenario files: validate them before a run.
+    Scenarios(scenario::cli::ScenariosArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -39,5 +41,6 @@ fn main() -> anyhow::Result<()> {
             ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed)
         }
         Command::KubeControllerManager(args) => kube_controller_manager::main(args),
+        Command::Scenarios(args) => Ok(scenario::cli::run(args)?),
     }
 }

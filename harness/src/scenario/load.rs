@@ -1,8 +1,9 @@
 //! Reading scenario files: one file, a text, a directory or a list of paths. Directories and lists are
 //! parsed completely before anything is returned, so every bad file is reported at once.
 
-use super::error::{LoadErrors, ScenarioError};
+use super::error::{LoadErrors, Problem, ScenarioError};
 use super::model::Scenario;
+use super::problems::line;
 use super::validate::{Origin, validate};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -85,22 +86,6 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Scenario>, LoadErrors> {
             Err(e) => errors.push(e),
         }
     }
-    let mut names: HashMap<String, String> = HashMap::new();
-    for s in &scenarios {
-        if let Some(first) = names.insert(s.name().to_string(), s.file.clone()) {
-            errors.push(ScenarioError::Invalid {
-                file: s.file.clone(),
-                problems: vec![super::error::Problem {
-                    line: super::problems::line(&s.spec.name),
-                    field: "name".into(),
-                    message: format!(
-                        "'{}' is also the name of {first} (scenario names are unique)",
-                        s.name()
-                    ),
-                }],
-            });
-        }
-    }
     if errors.is_empty() {
         Ok(scenarios)
     } else {
@@ -108,23 +93,47 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Scenario>, LoadErrors> {
     }
 }
 
-/// Loads each file on its own (directories expand), keeping every result: what `scenarios validate` prints.
+/// Loads each file on its own (directories expand), keeping every result in order: what
+/// `harness scenarios validate` prints. A file reusing an earlier file's scenario name is an error.
 pub fn load_each(paths: &[PathBuf]) -> Vec<(PathBuf, Result<Scenario, ScenarioError>)> {
+    let mut files = Vec::new();
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
             match scenario_files(path) {
-                Ok(files) => out.extend(files.into_iter().map(|f| {
-                    let r = load(&f);
-                    (f, r)
-                })),
+                Ok(found) => files.extend(found),
                 Err(e) => out.push((path.clone(), Err(e))),
             }
         } else {
-            out.push((path.clone(), load(path)));
+            files.push(path.clone());
         }
     }
+    let mut names: HashMap<String, String> = HashMap::new();
+    for file in files {
+        let result = load(&file).and_then(|s| match names.get(s.name()) {
+            Some(first) => Err(duplicate(&s, first)),
+            None => {
+                names.insert(s.name().to_string(), s.file.clone());
+                Ok(s)
+            }
+        });
+        out.push((file, result));
+    }
     out
+}
+
+fn duplicate(s: &Scenario, first: &str) -> ScenarioError {
+    ScenarioError::Invalid {
+        file: s.file.clone(),
+        problems: vec![Problem {
+            line: line(&s.spec.name),
+            field: "name".into(),
+            message: format!(
+                "'{}' is also the name of {first} (scenario names are unique)",
+                s.name()
+            ),
+        }],
+    }
 }
 
 /// The repository root of a scenario file: the nearest ancestor holding `fakes/examples`.

@@ -16,6 +16,7 @@
 //! defaults are project choices documented in scenarios/README.md.
 
 mod check;
+pub mod cli;
 mod duration;
 mod error;
 mod load;

@@ -219,7 +219,7 @@ pub struct CheckPlan {
 
 /// A check's threshold.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Budget {
     /// A duration (downtime, p99 delays).
     Duration(Duration),

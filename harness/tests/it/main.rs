@@ -4,5 +4,6 @@
 mod leader_migration;
 mod manifests_cli;
 mod run;
+mod scenario_cli;
 mod scratch;
 mod testgrid_cli;
