@@ -5,8 +5,10 @@
 //! only when there is none.
 //!
 //! Fault rules are the fake's own [`azure_fakes::faults::FaultRule`] and are compiled with its rule
-//! compiler while validating, so a scenario accepts exactly the rules `azure-fakes` accepts. An inline
-//! topology stays opaque here and is validated by the fake when it starts; a topology file must exist.
+//! compiler while validating, so a scenario accepts exactly the rules `azure-fakes` accepts. The topology
+//! (a file under the repository, or inline and kept as an opaque document in the plan) is loaded with
+//! the fake's topology loader while validating, and node churn must name its scale sets, availability
+//! sets, subnets and nodes.
 //!
 //! Sources of the rules: the supported range 1.28–1.33 is the project's choice inside what
 //! `ccm-manifests` generates (1.27–1.36); rollback and Leader Migration need an in-tree
@@ -25,6 +27,7 @@ mod plan;
 mod problems;
 mod spec;
 mod validate;
+mod validate_topology;
 mod validate_workload;
 
 #[cfg(test)]

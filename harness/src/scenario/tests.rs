@@ -280,7 +280,7 @@ fn service_phases_are_ordered() {
 #[test]
 fn churn_steps_take_exactly_one_action() {
     let text = format!(
-        "{BASE}workload:\n  nodeChurn:\n    - phase: during\n      stopKubelet: {{node: a}}\n      startKubelet: {{node: a}}\n"
+        "{BASE}workload:\n  nodeChurn:\n    - phase: during\n      stopKubelet: {{node: k8s-master-0}}\n      startKubelet: {{node: k8s-master-0}}\n"
     );
     let p = only_problem(&text);
     assert_eq!(p.field, "workload.nodeChurn[0]");
@@ -303,6 +303,55 @@ fn topology_file_must_exist() {
     let p = only_problem(&BASE.replace("fakes/examples/small.yaml", "/etc/passwd"));
     assert!(
         p.message.contains("relative to the repository root"),
+        "{}",
+        p.message
+    );
+}
+
+#[test]
+fn churn_names_what_the_topology_has() {
+    let text = format!(
+        "{BASE}workload:\n  nodeChurn:\n    - phase: during\n      scaleSet: {{name: nopool, instances: 2}}\n    - phase: during\n      addVm: {{name: extra, availabilitySet: nope}}\n    - phase: after\n      stopKubelet: {{node: extra}}\n    - phase: after\n      powerState: {{node: ghost, state: stopped}}\n"
+    );
+    let p = problems(&text);
+    let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "workload.nodeChurn[0].scaleSet.name",
+            "workload.nodeChurn[1].addVm.availabilitySet",
+            "workload.nodeChurn[3].powerState.node",
+        ]
+    );
+    assert!(
+        p[0].message.contains("accepted: none in this topology"),
+        "{}",
+        p[0].message
+    );
+    assert!(
+        p[1].message.contains("accepted: agentpool-availabilityset"),
+        "{}",
+        p[1].message
+    );
+    assert!(
+        p[2].message
+            .contains("k8s-agentpool-0-0, k8s-agentpool-0-1, k8s-master-0"),
+        "{}",
+        p[2].message
+    );
+}
+
+#[test]
+fn a_topology_the_fake_refuses_is_reported() {
+    let text = BASE.replace(
+        "topology: {file: fakes/examples/small.yaml}",
+        "topology:\n  inline: {tenantId: nope}",
+    );
+    let p = only_problem(&text);
+    assert_eq!((p.line, p.field.as_str()), (Some(3), "topology"));
+    assert!(
+        p.message
+            .starts_with("the fake refuses this topology: topology.inline"),
         "{}",
         p.message
     );
@@ -355,7 +404,11 @@ fn file_name_must_match_the_scenario_name() {
     let dir = tempfile::tempdir().unwrap();
     // Inside the repository layout so the topology file resolves.
     std::fs::create_dir_all(dir.path().join("fakes/examples")).unwrap();
-    std::fs::write(dir.path().join("fakes/examples/small.yaml"), "{}").unwrap();
+    std::fs::copy(
+        repo().join("fakes/examples/small.yaml"),
+        dir.path().join("fakes/examples/small.yaml"),
+    )
+    .unwrap();
     let scenarios = dir.path().join("scenarios");
     std::fs::create_dir(&scenarios).unwrap();
     std::fs::write(scenarios.join("other.yaml"), BASE).unwrap();
@@ -370,7 +423,11 @@ fn file_name_must_match_the_scenario_name() {
 fn load_all_reports_every_bad_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("fakes/examples")).unwrap();
-    std::fs::write(dir.path().join("fakes/examples/small.yaml"), "{}").unwrap();
+    std::fs::copy(
+        repo().join("fakes/examples/small.yaml"),
+        dir.path().join("fakes/examples/small.yaml"),
+    )
+    .unwrap();
     let scenarios = dir.path().join("scenarios");
     std::fs::create_dir(&scenarios).unwrap();
     std::fs::write(scenarios.join("t.yaml"), BASE).unwrap();

@@ -6,7 +6,7 @@ use super::check::CheckName;
 use super::model::Scenario;
 use super::problems::{DNS_LABEL, Problems, is_dns_label, line};
 use super::spec::*;
-use super::validate_workload;
+use super::{validate_topology, validate_workload};
 use ccm_manifests::KubeVersion;
 use ipnet::IpNet;
 use serde_saphyr::Spanned;
@@ -49,6 +49,7 @@ pub(crate) fn validate(
     switch(&mut p, &spec.switch, &spec.cluster_name, version);
     validate_workload::services(&mut p, &spec.workload.services);
     validate_workload::churn(&mut p, &spec.workload.node_churn);
+    validate_topology::check(&mut p, &spec, origin.repo_root);
     if let Some(faults) = &spec.faults {
         validate_workload::faults(&mut p, faults, spec.switch.node_init);
     }
@@ -153,7 +154,10 @@ fn topology(p: &mut Problems, topology: &Spanned<TopologyRef>, origin: &Origin) 
         TopologyRef::File(rel) => {
             let path = Path::new(rel);
             let yaml = rel.ends_with(".yaml") || rel.ends_with(".yml");
-            if path.is_absolute() || rel.contains("..") || !yaml {
+            let parent = path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir);
+            if path.is_absolute() || parent || !yaml {
                 p.at(
                     topology,
                     "topology.file",

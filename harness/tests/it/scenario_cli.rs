@@ -16,7 +16,9 @@ switch: {procedure: cold}
 /// A scratch directory laid out like the repository (topology files resolve against it).
 fn repo_like() -> Scratch {
     let dir = Scratch::new("scenarios");
-    dir.write("fakes/examples/small.yaml", "{}\n");
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fakes/examples/small.yaml");
+    let small = std::fs::read_to_string(small).expect("fakes/examples/small.yaml");
+    dir.write("fakes/examples/small.yaml", &small);
     dir.write("scenarios/good.yaml", GOOD);
     dir
 }
