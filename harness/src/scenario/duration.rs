@@ -56,9 +56,9 @@ impl Duration {
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.millis;
-        if ms != 0 && ms % 60_000 == 0 {
+        if ms != 0 && ms.is_multiple_of(60_000) {
             write!(f, "{}m", ms / 60_000)
-        } else if ms % 1_000 == 0 {
+        } else if ms.is_multiple_of(1_000) {
             write!(f, "{}s", ms / 1_000)
         } else {
             write!(f, "{ms}ms")

@@ -15,7 +15,16 @@
 //! kube-controller-manager, which exists up to 1.29 (the in-tree provider was deleted in 1.30,
 //! kubernetes#122857; shared/reference/migration.md §5); the `time-to-ingress` and `taint-removal-delay`
 //! defaults are KEP-2395's p99 < 60 s (migration.md §3, P3). The `downtime` and `arm-call-budget`
-//! defaults are project choices documented in scenarios/README.md.
+//! defaults are project choices documented in scenarios/README.md. Flags and annotations the shipped
+//! scenarios use (`--wait-routes`, `--enable-deprecated-beta-topology-labels`, `--cluster-cidr`,
+//! `azure-pip-name`, `azure-load-balancer-internal-subnet`, ...) are those of
+//! shared/reference/anchor-ccm.md and migration.md §1.
+//!
+//! Inferred, not verified:
+//! - [infer] which check each negative scenario fails is what its pitfall predicts (migration.md §3);
+//!   the runner's per-scenario tests are what prove it.
+//! - [infer] an unquoted `kubernetesVersion: 1.30` is read as the text written (serde-saphyr hands the
+//!   plain scalar to a `String` field); quoting is still what the README asks for.
 
 mod check;
 pub mod cli;

@@ -71,6 +71,17 @@ fn every_shipped_scenario_loads() {
 }
 
 #[test]
+fn the_readme_example_is_valid() {
+    let readme = std::fs::read_to_string(repo().join("scenarios/README.md")).unwrap();
+    let start = readme.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
+    let block = &readme[start..];
+    let block = &block[..block.find("```").expect("closed block")];
+    let s = load_str(block, "README.md", Some(&repo())).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.name(), "09-node-churn");
+    assert!(!s.checks.contains(&CheckName::ArmCallBudget));
+}
+
+#[test]
 fn defaults_run_every_check_but_routes_on_azure_cni() {
     let s = load_text(BASE).unwrap();
     assert_eq!(s.expect, Expect::Pass);

@@ -453,7 +453,8 @@ fn checks(p: &mut Problems, spec: &ScenarioSpec, mode: NetworkMode) -> Vec<Check
             .map(|s| s.value.as_slice())
             .unwrap_or_default();
         list.extend(CheckName::ALL.into_iter().filter(|c| {
-            !skip.contains(c) && !(mode == NetworkMode::AzureCni && *c == CheckName::RoutesStable)
+            let no_routes = mode == NetworkMode::AzureCni && *c == CheckName::RoutesStable;
+            !skip.contains(c) && !no_routes
         }));
     }
     list.sort();
