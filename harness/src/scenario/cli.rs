@@ -20,14 +20,20 @@ enum ScenariosCommand {
     },
 }
 
-/// Every file that failed, for the exit status.
+/// Why `scenarios validate` exits non-zero.
 #[derive(Debug, thiserror::Error)]
-#[error("{failed} of {total} scenario files have errors")]
-pub struct ValidateFailed {
-    /// Files with errors.
-    pub failed: usize,
-    /// Files looked at.
-    pub total: usize,
+pub enum ValidateFailed {
+    /// Some files have errors (printed above).
+    #[error("{failed} of {total} scenario files have errors")]
+    Errors {
+        /// Files with errors.
+        failed: usize,
+        /// Files looked at.
+        total: usize,
+    },
+    /// The paths held no scenario file.
+    #[error("no scenario files (*.yaml, *.yml) in {0}")]
+    Empty(String),
 }
 
 /// Runs `harness scenarios ...`, printing one line (or block) per file to stdout.
@@ -57,13 +63,16 @@ pub fn run(args: &ScenariosArgs) -> Result<(), ValidateFailed> {
             }
         }
     }
-    if failed == 0 && !results.is_empty() {
-        println!("{} scenario files valid", results.len());
-        Ok(())
-    } else {
-        Err(ValidateFailed {
-            failed: failed.max(usize::from(results.is_empty())),
-            total: results.len(),
-        })
+    if results.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(ValidateFailed::Empty(shown.join(", ")));
     }
+    if failed > 0 {
+        return Err(ValidateFailed::Errors {
+            failed,
+            total: results.len(),
+        });
+    }
+    println!("{} scenario files valid", results.len());
+    Ok(())
 }

@@ -16,7 +16,7 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
     /// YAML syntax error, unknown field, wrong type or unknown enum value.
-    #[error("{file}:{line}:{column}: {message}")]
+    #[error("{file}:{line}:{column}: {}{message}", .field.as_deref().map(|f| format!("{f}: ")).unwrap_or_default())]
     Syntax {
         /// File name as given.
         file: String,
@@ -24,6 +24,8 @@ pub enum ScenarioError {
         line: u64,
         /// 1-based column (0 when unknown).
         column: u64,
+        /// Field path at that position (`switch.kcmReplicas`), when it could be followed.
+        field: Option<String>,
         /// Parser message (lists the accepted fields or values).
         message: String,
     },
@@ -47,16 +49,18 @@ impl ScenarioError {
         }
     }
 
-    /// Maps a parser error, keeping its position once as `file:line:column`.
-    pub(crate) fn syntax(file: &str, e: &serde_saphyr::Error) -> Self {
+    /// Maps a parser error on `text`, keeping its position once as `file:line:column` and naming the
+    /// field found at that position.
+    pub(crate) fn syntax(file: &str, text: &str, e: &serde_saphyr::Error) -> Self {
         let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-        let text = e.without_snippet().to_string();
+        let full = e.without_snippet().to_string();
         let position = format!(" at line {line}, column {column}");
-        let message = text.strip_suffix(&position).unwrap_or(&text).to_string();
+        let message = full.strip_suffix(&position).unwrap_or(&full).to_string();
         Self::Syntax {
             file: file.to_string(),
             line,
             column,
+            field: super::yaml_path::path_at(text, line, column),
             message,
         }
     }

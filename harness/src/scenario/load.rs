@@ -45,7 +45,8 @@ pub fn load_str(
 }
 
 fn parse(text: &str, origin: &Origin) -> Result<Scenario, ScenarioError> {
-    let spec = serde_saphyr::from_str(text).map_err(|e| ScenarioError::syntax(origin.file, &e))?;
+    let spec =
+        serde_saphyr::from_str(text).map_err(|e| ScenarioError::syntax(origin.file, text, &e))?;
     validate(spec, origin).map_err(|problems| ScenarioError::Invalid {
         file: origin.file.to_string(),
         problems,

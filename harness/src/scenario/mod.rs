@@ -38,6 +38,7 @@ mod spec;
 mod validate;
 mod validate_topology;
 mod validate_workload;
+mod yaml_path;
 
 #[cfg(test)]
 mod tests;

@@ -107,12 +107,16 @@ fn unknown_field_names_line_field_and_accepted_fields() {
     );
     let err = load_text(&text).unwrap_err();
     let ScenarioError::Syntax {
-        line, ref message, ..
+        line,
+        ref message,
+        ref field,
+        ..
     } = err
     else {
         panic!("{err:?}")
     };
     assert_eq!(line, 7);
+    assert_eq!(field.as_deref(), Some("switch.ccmReplica"));
     assert!(message.contains("ccmReplica"), "{message}");
     assert!(
         message.contains("ccmReplicas"),
@@ -125,7 +129,10 @@ fn unknown_field_names_line_field_and_accepted_fields() {
 fn unknown_enum_value_lists_the_accepted_values() {
     let text = BASE.replace("procedure: cold", "procedure: warm");
     let message = load_text(&text).unwrap_err().to_string();
-    assert!(message.starts_with("t.yaml:6:"), "{message}");
+    assert!(
+        message.starts_with("t.yaml:6:14: switch.procedure: "),
+        "{message}"
+    );
     for accepted in ["cold", "quiesce", "leader-migration", "rollback"] {
         assert!(message.contains(accepted), "{message}");
     }
@@ -135,11 +142,34 @@ fn unknown_enum_value_lists_the_accepted_values() {
 }
 
 #[test]
+fn wrong_types_name_the_field() {
+    let text = BASE.replace("procedure: cold", "procedure: quiesce\n  kcmReplicas: two");
+    let message = load_text(&text).unwrap_err().to_string();
+    assert!(
+        message.starts_with("t.yaml:7:16: switch.kcmReplicas: "),
+        "{message}"
+    );
+    let text = format!(
+        "{BASE}workload:\n  services:\n    - name: a\n      ports: [{{port: 80, protocol: SCTP}}]\n"
+    );
+    let message = load_text(&text).unwrap_err().to_string();
+    assert!(
+        message.contains(": workload.services[0].ports[0].protocol: "),
+        "{message}"
+    );
+    assert!(
+        message.contains("TCP") && message.contains("UDP"),
+        "{message}"
+    );
+}
+
+#[test]
 fn bad_duration_names_the_accepted_forms() {
     let message = load_text(&format!("{BASE}budgets: {{downtime: 30 sec}}\n"))
         .unwrap_err()
         .to_string();
     assert!(message.contains("t.yaml:7:"), "{message}");
+    assert!(message.contains("budgets.downtime: "), "{message}");
     assert!(message.contains("accepted: <integer>ms"), "{message}");
 }
 

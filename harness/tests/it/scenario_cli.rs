@@ -82,9 +82,25 @@ fn a_broken_file_names_file_line_field_and_accepted_values() {
         .find(|l| l.contains(&typo))
         .unwrap_or_else(|| panic!("no line for {typo}: {stdout}"));
     assert!(line.starts_with(&format!("error {typo}:5:")), "{line}");
+    assert!(
+        line.contains(": switch.procedure: "),
+        "names the field: {line}"
+    );
     for accepted in ["warm", "cold", "quiesce", "leader-migration", "rollback"] {
         assert!(line.contains(accepted), "{line}");
     }
+}
+
+#[test]
+fn an_empty_directory_fails() {
+    let dir = Scratch::new("scenarios-empty");
+    let out = harness(&["scenarios", "validate", dir.0.to_str().expect("utf-8")]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("no scenario files (*.yaml, *.yml) in"),
+        "{stderr}"
+    );
 }
 
 #[test]
