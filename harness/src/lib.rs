@@ -3,4 +3,5 @@
 
 pub mod cluster;
 pub mod kube_controller_manager;
+pub mod scenario;
 pub mod supervisor;

@@ -1,7 +1,7 @@
 //! `harness`: the migration parity suite, its reports and the manifest generator.
 
 use clap::{Parser, Subcommand};
-use harness::kube_controller_manager;
+use harness::{kube_controller_manager, scenario};
 
 /// Command line of the harness binary.
 #[derive(Debug, Parser)]
@@ -28,6 +28,8 @@ enum Command {
     KubeControllerManager(kube_controller_manager::KcmArgs),
     /// Start an embedded cluster (fake Azure + API server), print how to use it, run until Ctrl-C.
     Up(harness::cluster::up::UpArgs),
+    /// Scenario files: validate them before a run.
+    Scenarios(scenario::cli::ScenariosArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -42,5 +44,6 @@ fn main() -> anyhow::Result<()> {
         }
         Command::KubeControllerManager(args) => kube_controller_manager::main(args),
         Command::Up(args) => harness::cluster::up::main(args),
+        Command::Scenarios(args) => Ok(scenario::cli::run(args)?),
     }
 }

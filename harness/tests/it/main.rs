@@ -5,6 +5,7 @@ mod cluster;
 mod leader_migration;
 mod manifests_cli;
 mod run;
+mod scenario_cli;
 mod scratch;
 mod supervisor;
 mod testgrid_cli;
