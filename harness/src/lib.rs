@@ -1,4 +1,5 @@
 //! The parity suite as a library: what `harness` runs (modules per DESIGN.md's harness layout),
 //! so the binary stays a thin command line and integration tests reach each piece.
 
+pub mod intree;
 pub mod kube_controller_manager;
