@@ -1,6 +1,7 @@
 //! Integration tests of the `harness` binary. One module per command family, plus the scratch
 //! directory and binary runner they share.
 
+mod kubelet;
 mod leader_migration;
 mod manifests_cli;
 mod run;
