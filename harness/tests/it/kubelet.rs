@@ -1,12 +1,18 @@
 //! Simulated kubelets (`harness::intree::kubelet`) against the real fakes: in-tree Nodes carry
 //! what the fake's ARM says about their VM, external Nodes wait tainted for a cloud provider,
 //! stopping a kubelet makes its Node NotReady, its Lease keeps being renewed while it runs, and
-//! a kubelet flipped to external leaves its initialised Node as it was.
+//! a kubelet flipped to external leaves its initialised Node as it was. The real
+//! `cloud-controller-manager` (found or built by `fake_process::workspace_binary`) initialises
+//! the external ones.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use fake_process::{ApiServer, FakeAzure, example, wait_for};
+use std::process::Command;
+
+use fake_process::{
+    ApiServer, FakeAzure, LoggedProcess, example, small_azure_json, wait_for, workspace_binary,
+};
 use harness::intree::kubelet::{
     KubeVersion, KubeletError, KubeletSpec, Kubelets, LEASE_NAMESPACE, Mode, NodeIp,
     PROVIDED_NODE_IP, STOPPED_POSTING, Timing, UNINITIALIZED_TAINT, UNREACHABLE_TAINT, is_ready,
@@ -415,4 +421,91 @@ async fn in_tree_mode_is_refused_after_1_29() {
         "{refused:?}"
     );
     assert!(kubelets.states().is_empty());
+}
+
+#[tokio::test]
+async fn the_real_ccm_initialises_external_nodes() {
+    let (fake, api, client) = cluster("small.yaml").await;
+    let mut kubelets = kubelets(&fake, &client);
+    kubelets
+        .start_all(
+            &fake.imds,
+            Mode::External,
+            version("1.28"),
+            NodeIp::FromImds,
+        )
+        .expect("start");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = small_azure_json(&fake, dir.path(), None);
+    let mut command = Command::new(workspace_binary("azure-ccm", "cloud-controller-manager"));
+    command
+        .arg(format!("--kubeconfig={}", api.kubeconfig().display()))
+        .arg(format!("--cloud-config={}", config.display()))
+        .args([
+            "--cloud-provider=azure",
+            "--controllers=cloud-node",
+            "--leader-elect=false",
+            "--configure-cloud-routes=false",
+            "--secure-port=0",
+        ])
+        .env("SSL_CERT_FILE", &fake.ca_file);
+    let ccm = LoggedProcess::spawn(command);
+    let nodes: Api<Node> = Api::all(client.clone());
+    for (name, _) in &fake.imds {
+        let vm = described(&fake, name).await;
+        let node = wait_for(
+            &format!("{name} initialised by the CCM"),
+            &[&ccm],
+            || async {
+                let node = nodes.get(name).await.ok()?;
+                (taint_keys(&node).is_empty() && provider_id(&node).is_some()).then_some(node)
+            },
+        )
+        .await;
+        assert_eq!(
+            provider_id(&node).as_deref(),
+            vm["providerId"].as_str(),
+            "{name}"
+        );
+        assert_eq!(
+            labels(&node)
+                .get("node.kubernetes.io/instance-type")
+                .map(String::as_str),
+            vm["vmSize"].as_str(),
+            "{name}"
+        );
+        let private = vm["privateIps"][0].as_str().expect("ip").to_owned();
+        assert!(
+            addresses(&node).contains(&("InternalIP".to_owned(), private)),
+            "{name}: {:?}",
+            addresses(&node)
+        );
+        assert!(is_ready(&node), "{name}: Ready");
+    }
+    // The kubelets keep posting without undoing what the CCM wrote.
+    let before: Vec<_> = kubelets
+        .states()
+        .iter()
+        .map(|s| s.log.status_posts)
+        .collect();
+    wait_for("two more status posts each", &[&ccm], || async {
+        let after: Vec<_> = kubelets
+            .states()
+            .iter()
+            .map(|s| s.log.status_posts)
+            .collect();
+        after
+            .iter()
+            .zip(&before)
+            .all(|(a, b)| *a >= b + 2)
+            .then_some(())
+    })
+    .await;
+    for (name, _) in &fake.imds {
+        let node = nodes.get(name).await.expect("node");
+        assert!(taint_keys(&node).is_empty(), "{name}: still untainted");
+        assert!(provider_id(&node).is_some(), "{name}: providerID kept");
+        assert!(!addresses(&node).is_empty(), "{name}: addresses kept");
+    }
+    ccm.terminate();
 }
