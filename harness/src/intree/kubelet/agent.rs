@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio::time::MissedTickBehavior;
 
 use super::imds::ImdsClient;
@@ -74,6 +74,8 @@ pub struct Shared {
     pub imds: ImdsClient,
     /// Loop periods.
     pub timing: Timing,
+    /// Permits for API work in flight across all kubelets.
+    pub in_flight: Arc<Semaphore>,
 }
 
 /// The running kubelet's view of itself after registration.
@@ -93,25 +95,38 @@ fn record(log: &Mutex<Log>, activity: Activity) {
         .push(activity);
 }
 
-/// Runs a kubelet until `stop` turns true (or its sender is dropped).
+/// Runs a kubelet until `stop` turns true (or its sender is dropped); a stop cancels the
+/// request in flight, as killing a kubelet would.
 pub async fn run(
     shared: Shared,
     spec: KubeletSpec,
     log: Arc<Mutex<Log>>,
     mut stop: watch::Receiver<bool>,
 ) {
+    tokio::select! {
+        _ = stop.changed() => {}
+        _ = work(&shared, &spec, &log) => {}
+    }
+}
+
+/// One unit of API work at a time per permit, so a thousand kubelets queue instead of opening
+/// a thousand connections at once.
+async fn throttled<T>(shared: &Shared, step: impl Future<Output = T>) -> T {
+    // The semaphore is never closed; without a permit the step still runs.
+    let _permit = shared.in_flight.acquire().await.ok();
+    step.await
+}
+
+async fn work(shared: &Shared, spec: &KubeletSpec, log: &Mutex<Log>) {
     let registered = loop {
-        match register(&shared, &spec).await {
+        match throttled(shared, register(shared, spec)).await {
             Ok(registered) => break registered,
-            Err(reason) => record(&log, Activity::Failed(reason)),
+            Err(reason) => record(log, Activity::Failed(reason)),
         }
-        tokio::select! {
-            _ = tokio::time::sleep(shared.timing.retry) => {}
-            _ = stop.changed() => return,
-        }
+        tokio::time::sleep(shared.timing.retry).await;
     };
     record(
-        &log,
+        log,
         Activity::Registered {
             mode: spec.mode,
             created: registered.created,
@@ -123,15 +138,14 @@ pub async fn run(
     status_tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            _ = status_tick.tick() => match post_status(&shared, &spec, &registered).await {
-                Ok(()) => record(&log, Activity::StatusPosted),
-                Err(reason) => record(&log, Activity::Failed(reason)),
+            _ = status_tick.tick() => match throttled(shared, post_status(shared, spec, &registered)).await {
+                Ok(()) => record(log, Activity::StatusPosted),
+                Err(reason) => record(log, Activity::Failed(reason)),
             },
-            _ = lease_tick.tick() => match lease::renew(&shared.client, &registered.node).await {
-                Ok(at) => record(&log, Activity::LeaseRenewed(at)),
-                Err(e) => record(&log, Activity::Failed(format!("renew lease: {e}"))),
+            _ = lease_tick.tick() => match throttled(shared, lease::renew(&shared.client, &registered.node)).await {
+                Ok(at) => record(log, Activity::LeaseRenewed(at)),
+                Err(e) => record(log, Activity::Failed(format!("renew lease: {e}"))),
             },
-            _ = stop.changed() => return,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use thiserror::Error;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use super::agent::{self, KubeletSpec, NodeIp, Shared, Timing};
@@ -14,6 +14,11 @@ use super::imds::{ImdsClient, ImdsError};
 use super::log::{Activity, Log};
 use super::profile::{FactId, KubeVersion, Profile};
 use super::registration::Mode;
+
+/// Kubelet steps (registration, one status post, one Lease renewal) running at once across a
+/// handle: enough to keep the API server busy, few enough that a thousand kubelets queue
+/// instead of opening a thousand connections.
+const MAX_IN_FLIGHT: usize = 32;
 
 /// Why a kubelet operation was refused.
 #[derive(Debug, Error)]
@@ -74,6 +79,7 @@ impl Kubelets {
                 client,
                 imds: ImdsClient::new(ca_file)?,
                 timing,
+                in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             },
             agents: BTreeMap::new(),
         })
@@ -163,8 +169,13 @@ impl Kubelets {
         Ok(())
     }
 
-    /// Stops every kubelet and waits for their tasks to end.
+    /// Stops every kubelet (all at once) and waits for their tasks to end.
     pub async fn shutdown(&mut self) {
+        for agent in self.agents.values() {
+            if let Some((stop, _)) = &agent.task {
+                let _ = stop.send(true);
+            }
+        }
         for agent in self.agents.values_mut() {
             halt(agent).await;
         }
