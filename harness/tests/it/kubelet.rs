@@ -13,6 +13,7 @@ use std::process::Command;
 use fake_process::{
     ApiServer, FakeAzure, LoggedProcess, example, small_azure_json, wait_for, workspace_binary,
 };
+use futures::{StreamExt, TryStreamExt};
 use harness::intree::kubelet::{
     KubeVersion, KubeletError, KubeletSpec, Kubelets, LEASE_NAMESPACE, Mode, NodeIp,
     PROVIDED_NODE_IP, STOPPED_POSTING, Timing, UNINITIALIZED_TAINT, UNREACHABLE_TAINT, is_ready,
@@ -20,6 +21,7 @@ use harness::intree::kubelet::{
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
+use kube::api::{WatchEvent, WatchParams};
 use serde_json::Value;
 
 /// Fast loops: the tests watch several periods go by.
@@ -508,4 +510,63 @@ async fn the_real_ccm_initialises_external_nodes() {
         assert!(!addresses(&node).is_empty(), "{name}: addresses kept");
     }
     ccm.terminate();
+}
+
+#[tokio::test]
+async fn an_in_tree_node_is_born_initialised() {
+    let (fake, _api, client) = cluster("small.yaml").await;
+    let nodes: Api<Node> = Api::all(client.clone());
+    let mut events = nodes
+        .watch(&WatchParams::default(), "0")
+        .await
+        .expect("watch")
+        .boxed();
+    let mut kubelets = kubelets(&fake, &client);
+    kubelets
+        .start_all(
+            &fake.imds[..1],
+            Mode::InTree,
+            version("1.27"),
+            NodeIp::Unset,
+        )
+        .expect("start");
+    let added = loop {
+        match events.try_next().await.expect("watch event") {
+            Some(WatchEvent::Added(node)) => break node,
+            Some(_) => continue,
+            None => panic!("watch ended before the Node was added"),
+        }
+    };
+    // What a watcher (the CCM, the KCM) first sees: no window without providerID or addresses.
+    let vm = described(&fake, &fake.imds[0].0).await;
+    let public = public_ip(&fake, &fake.imds[0].0, &vm).await;
+    assert_in_tree_node(&added, &vm, public, "eastus");
+}
+
+#[tokio::test]
+async fn an_in_tree_node_ip_the_cloud_lacks_leaves_addresses_out() {
+    let (fake, _api, client) = cluster("small.yaml").await;
+    let mut kubelets = kubelets(&fake, &client);
+    let (name, imds_url) = fake.imds[0].clone();
+    kubelets
+        .add(KubeletSpec {
+            node: name.clone(),
+            imds_url,
+            mode: Mode::InTree,
+            version: version("1.27"),
+            node_ip: NodeIp::Fixed(vec!["10.9.9.9".to_owned()]),
+        })
+        .expect("start");
+    let nodes: Api<Node> = Api::all(client.clone());
+    let node = node_where(&nodes, &name, "Ready", is_ready).await;
+    assert_eq!(addresses(&node), Vec::new(), "setter failed: no addresses");
+    assert!(
+        provider_id(&node).is_some(),
+        "the rest of the Node is there"
+    );
+    let error = wait_for("the address error recorded", &[], || async {
+        kubelets.state(&name)?.log.last_error().map(str::to_owned)
+    })
+    .await;
+    assert!(error.contains("NodeIpNotInCloud"), "{error}");
 }

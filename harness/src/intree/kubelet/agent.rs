@@ -139,7 +139,12 @@ async fn work(shared: &Shared, spec: &KubeletSpec, log: &Mutex<Log>) {
     loop {
         tokio::select! {
             _ = status_tick.tick() => match throttled(shared, post_status(shared, spec, &registered)).await {
-                Ok(()) => record(log, Activity::StatusPosted),
+                Ok(partial) => {
+                    if let Some(reason) = partial {
+                        record(log, Activity::Failed(reason));
+                    }
+                    record(log, Activity::StatusPosted);
+                }
                 Err(reason) => record(log, Activity::Failed(reason)),
             },
             _ = lease_tick.tick() => match throttled(shared, lease::renew(&shared.client, &registered.node)).await {
@@ -182,7 +187,26 @@ async fn register(shared: &Shared, spec: &KubeletSpec) -> Result<Registered, Str
         }
         _ => None,
     };
-    let initial = registration::initial_node(&spec.node, spec.mode, cloud.as_ref());
+    let mut initial = registration::initial_node(&spec.node, spec.mode, cloud.as_ref());
+    // `initialNode` ends with `setNodeStatus`: the Node is born with its status. A setter's
+    // error only leaves its fields out.
+    let now = Timestamp::now();
+    let addresses = status::addresses(
+        spec.mode,
+        &profile,
+        cloud.as_ref().map(|c| c.addresses.as_slice()),
+        &[],
+        &node_ips,
+        &spec.node,
+    )
+    .ok()
+    .flatten();
+    let fields = status::status_fields(
+        &status::healthy_conditions(now, now),
+        addresses.as_deref(),
+        spec.version,
+    );
+    initial.status = Some(serde_json::from_value(fields).map_err(|e| format!("node status: {e}"))?);
     let nodes: Api<Node> = Api::all(shared.client.clone());
     let (node, created) = match nodes.create(&PostParams::default(), &initial).await {
         Ok(node) => (node, true),
@@ -232,8 +256,14 @@ pub async fn update_node(
 }
 
 /// One `syncNodeStatus`: annotation, addresses, conditions; then (as the node-lifecycle
-/// controller would on a Ready node) the unreachable taints go.
-async fn post_status(shared: &Shared, spec: &KubeletSpec, me: &Registered) -> Result<(), String> {
+/// controller would on a Ready node) the unreachable taints go. A failing address setter only
+/// leaves the addresses out, as `setNodeStatus` logs setter errors and goes on: the post still
+/// happens and the reason comes back as `Ok(Some(..))`.
+async fn post_status(
+    shared: &Shared,
+    spec: &KubeletSpec,
+    me: &Registered,
+) -> Result<Option<String>, String> {
     let nodes: Api<Node> = Api::all(shared.client.clone());
     let node = nodes
         .get(&spec.node)
@@ -250,15 +280,17 @@ async fn post_status(shared: &Shared, spec: &KubeletSpec, me: &Registered) -> Re
     }
     let node_status = node.status.clone().unwrap_or_default();
     let existing: Vec<NodeAddress> = node_status.addresses.clone().unwrap_or_default();
-    let addresses = status::addresses(
+    let (addresses, partial) = match status::addresses(
         spec.mode,
         &me.profile,
         me.cloud.as_ref().map(|c| c.addresses.as_slice()),
         &existing,
         &me.node_ips,
         &spec.node,
-    )
-    .map_err(|e| format!("node addresses: {e:?}"))?;
+    ) {
+        Ok(addresses) => (addresses, None),
+        Err(e) => (None, Some(format!("node addresses: {e:?}"))),
+    };
     let now = Timestamp::now();
     let conditions = node_status.conditions.unwrap_or_default();
     let since = conditions
@@ -298,7 +330,7 @@ async fn post_status(shared: &Shared, spec: &KubeletSpec, me: &Registered) -> Re
         })
         .await?;
     }
-    Ok(())
+    Ok(partial)
 }
 
 /// What the node-lifecycle controller does once a kubelet's grace period ran out: conditions

@@ -12,7 +12,10 @@
 //! - in-tree addresses: Hostname, InternalIP, ExternalIP (v4 then v6), public IP from
 //!   `/metadata/loadbalancer` when the instance has none [anchor-ccm.md §3.3, cloud-provider-azure
 //!   `azure_instance_metadata.go`]; with `--node-ip`: the matching address, others of other types,
-//!   then Hostname; no match fails the status update [`pkg/kubelet/nodestatus/setters.go`];
+//!   then Hostname; no match fails that setter only: the status goes out without addresses
+//!   [`pkg/kubelet/nodestatus/setters.go`, `setNodeStatus` logs setter errors and goes on];
+//! - the Node is created with its status (conditions, addresses) already set, so a watcher never
+//!   sees an in-tree Node without providerID or addresses [`initialNode` ends with `setNodeStatus`];
 //! - external registration: taint `node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule`,
 //!   no providerID, no cloud labels; `alpha.kubernetes.io/provided-node-ip` = `--node-ip` (comma
 //!   joined) and removed without it [`initialNode`, setters.go, migration.md §1.4];

@@ -174,9 +174,9 @@ pub fn provided_node_ip(mode: Mode, node_ips: &[String]) -> Option<String> {
     (mode == Mode::External && !node_ips.is_empty()).then(|| node_ips.join(","))
 }
 
-/// The strategic-merge patch of `nodes/<name>/status` one status post sends: conditions merge
-/// by type (so CNM's NetworkUnavailable stays), addresses replace the whole list when given.
-pub fn status_patch(
+/// The Node status a kubelet of `version` reports: `conditions`, `addresses` when given, and
+/// fixed capacity and node info.
+pub fn status_fields(
     conditions: &[NodeCondition],
     addresses: Option<&[NodeAddress]>,
     version: KubeVersion,
@@ -194,9 +194,21 @@ pub fn status_patch(
         }
     });
     if let Some(addresses) = addresses {
-        let mut list = vec![json!({"$patch": "replace"})];
-        list.extend(addresses.iter().map(|a| json!(a)));
-        status["addresses"] = Value::Array(list);
+        status["addresses"] = json!(addresses);
+    }
+    status
+}
+
+/// The strategic-merge patch of `nodes/<name>/status` one status post sends: conditions merge
+/// by type (so CNM's NetworkUnavailable stays), addresses replace the whole list when given.
+pub fn status_patch(
+    conditions: &[NodeCondition],
+    addresses: Option<&[NodeAddress]>,
+    version: KubeVersion,
+) -> Value {
+    let mut status = status_fields(conditions, addresses, version);
+    if let Some(list) = status.get_mut("addresses").and_then(Value::as_array_mut) {
+        list.insert(0, json!({"$patch": "replace"}));
     }
     json!({ "status": status })
 }
@@ -340,5 +352,13 @@ mod tests {
         assert_eq!(with["status"]["nodeInfo"]["kubeletVersion"], "v1.27.0");
         let without = status_patch(&healthy_conditions(t, t), None, v);
         assert!(without["status"].get("addresses").is_none());
+        let plain = status_fields(&healthy_conditions(t, t), Some(&[a("Hostname", "n1")]), v);
+        assert_eq!(
+            plain["addresses"],
+            json!([{"type": "Hostname", "address": "n1"}])
+        );
+        let typed: k8s_openapi::api::core::v1::NodeStatus =
+            serde_json::from_value(plain).expect("a NodeStatus");
+        assert_eq!(typed.conditions.map(|c| c.len()), Some(4));
     }
 }
