@@ -570,3 +570,38 @@ async fn an_in_tree_node_ip_the_cloud_lacks_leaves_addresses_out() {
     .await;
     assert!(error.contains("NodeIpNotInCloud"), "{error}");
 }
+
+#[tokio::test]
+async fn an_external_node_is_born_with_its_provided_node_ip() {
+    let (fake, _api, client) = cluster("small.yaml").await;
+    let nodes: Api<Node> = Api::all(client.clone());
+    let mut events = nodes
+        .watch(&WatchParams::default(), "0")
+        .await
+        .expect("watch")
+        .boxed();
+    let mut kubelets = kubelets(&fake, &client);
+    kubelets
+        .start_all(
+            &fake.imds[..1],
+            Mode::External,
+            version("1.28"),
+            NodeIp::FromImds,
+        )
+        .expect("start");
+    let added = loop {
+        match events.try_next().await.expect("watch event") {
+            Some(WatchEvent::Added(node)) => break node,
+            Some(_) => continue,
+            None => panic!("watch ended before the Node was added"),
+        }
+    };
+    // The cloud-node controller reads the annotation when it first sees the tainted Node.
+    let vm = described(&fake, &fake.imds[0].0).await;
+    let annotations = added.metadata.annotations.clone().unwrap_or_default();
+    assert_eq!(
+        annotations.get(PROVIDED_NODE_IP).map(String::as_str),
+        vm["privateIps"][0].as_str()
+    );
+    assert_eq!(taint_keys(&added), vec![UNINITIALIZED_TAINT.to_owned()]);
+}

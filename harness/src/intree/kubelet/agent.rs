@@ -207,6 +207,13 @@ async fn register(shared: &Shared, spec: &KubeletSpec) -> Result<Registered, Str
         spec.version,
     );
     initial.status = Some(serde_json::from_value(fields).map_err(|e| format!("node status: {e}"))?);
+    if let Some(ips) = status::provided_node_ip(spec.mode, &node_ips) {
+        initial
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(PROVIDED_NODE_IP.to_owned(), ips);
+    }
     let nodes: Api<Node> = Api::all(shared.client.clone());
     let (node, created) = match nodes.create(&PostParams::default(), &initial).await {
         Ok(node) => (node, true),
