@@ -187,33 +187,7 @@ async fn register(shared: &Shared, spec: &KubeletSpec) -> Result<Registered, Str
         }
         _ => None,
     };
-    let mut initial = registration::initial_node(&spec.node, spec.mode, cloud.as_ref());
-    // `initialNode` ends with `setNodeStatus`: the Node is born with its status. A setter's
-    // error only leaves its fields out.
-    let now = Timestamp::now();
-    let addresses = status::addresses(
-        spec.mode,
-        &profile,
-        cloud.as_ref().map(|c| c.addresses.as_slice()),
-        &[],
-        &node_ips,
-        &spec.node,
-    )
-    .ok()
-    .flatten();
-    let fields = status::status_fields(
-        &status::healthy_conditions(now, now),
-        addresses.as_deref(),
-        spec.version,
-    );
-    initial.status = Some(serde_json::from_value(fields).map_err(|e| format!("node status: {e}"))?);
-    if let Some(ips) = status::provided_node_ip(spec.mode, &node_ips) {
-        initial
-            .metadata
-            .annotations
-            .get_or_insert_with(Default::default)
-            .insert(PROVIDED_NODE_IP.to_owned(), ips);
-    }
+    let initial = born_node(spec, &profile, cloud.as_ref(), &node_ips)?;
     let nodes: Api<Node> = Api::all(shared.client.clone());
     let (node, created) = match nodes.create(&PostParams::default(), &initial).await {
         Ok(node) => (node, true),
@@ -237,6 +211,43 @@ async fn register(shared: &Shared, spec: &KubeletSpec) -> Result<Registered, Str
         cloud,
         node_ips,
     })
+}
+
+/// The Node `initialNode` returns: registration fields, then `setNodeStatus` (status and the
+/// provided-node-ip annotation), so the Node is born with them. A setter's error only leaves
+/// its fields out.
+fn born_node(
+    spec: &KubeletSpec,
+    profile: &Profile,
+    cloud: Option<&CloudFacts>,
+    node_ips: &[String],
+) -> Result<Node, String> {
+    let mut initial = registration::initial_node(&spec.node, spec.mode, cloud);
+    let now = Timestamp::now();
+    let addresses = status::addresses(
+        spec.mode,
+        profile,
+        cloud.map(|c| c.addresses.as_slice()),
+        &[],
+        node_ips,
+        &spec.node,
+    )
+    .ok()
+    .flatten();
+    let fields = status::status_fields(
+        &status::healthy_conditions(now, now),
+        addresses.as_deref(),
+        spec.version,
+    );
+    initial.status = Some(serde_json::from_value(fields).map_err(|e| format!("node status: {e}"))?);
+    if let Some(ips) = status::provided_node_ip(spec.mode, node_ips) {
+        initial
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(PROVIDED_NODE_IP.to_owned(), ips);
+    }
+    Ok(initial)
 }
 
 /// Read-modify-replace of a Node, retried on conflict; `change` returns false for "nothing to do".

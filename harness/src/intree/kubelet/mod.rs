@@ -18,7 +18,9 @@
 //!   sees an in-tree Node without providerID or addresses [`initialNode` ends with `setNodeStatus`];
 //! - external registration: taint `node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule`,
 //!   no providerID, no cloud labels; `alpha.kubernetes.io/provided-node-ip` = `--node-ip` (comma
-//!   joined) and removed without it [`initialNode`, setters.go, migration.md §1.4];
+//!   joined), already on the Node the kubelet creates, and removed without it [`initialNode`,
+//!   setters.go, migration.md §1.4]; addresses: none up to 1.28, then Hostname (plus
+//!   `--node-ip` as InternalIP) only while the Node has none;
 //! - the kubelet's own labels `kubernetes.io/hostname|os|arch` and beta `os|arch`, annotation
 //!   `volumes.kubernetes.io/controller-managed-attach-detach=true` [`initialNode`];
 //! - restart on an existing Node (the flip to external): create answers AlreadyExists, then only
@@ -38,6 +40,8 @@
 //! Inferred or simplified ([infer]):
 //! - the releases where version-dependent facts start ([`profile::FACTS`] marks them);
 //! - in-tree addresses are read from IMDS at each (re)start, not refreshed every status period;
+//! - a VM that is powered off answers IMDS 503: its in-tree kubelet keeps retrying registration
+//!   (the harness stops the kubelets of VMs it powers off);
 //! - `NetworkUnavailable` is never set by the kubelet (in-tree it was GCE only);
 //! - the node-lifecycle marking happens right when a kubelet is stopped (no 40 s grace), and the
 //!   unreachable taints are removed by the kubelet task itself after its first Ready post;
