@@ -41,7 +41,7 @@
 //! - the releases where version-dependent facts start ([`profile::FACTS`] marks them);
 //! - in-tree addresses are read from IMDS at each (re)start, not refreshed every status period;
 //! - a VM that is powered off answers IMDS 503: its in-tree kubelet keeps retrying registration
-//!   (the harness stops the kubelets of VMs it powers off);
+//!   (whoever powers a VM off should stop its kubelet too);
 //! - `NetworkUnavailable` is never set by the kubelet (in-tree it was GCE only);
 //! - the node-lifecycle marking happens right when a kubelet is stopped (no 40 s grace), and the
 //!   unreachable taints are removed by the kubelet task itself after its first Ready post;
