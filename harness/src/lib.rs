@@ -2,6 +2,7 @@
 //! so the binary stays a thin command line and integration tests reach each piece.
 
 pub mod cluster;
+pub mod intree;
 pub mod kube_controller_manager;
 pub mod scenario;
 pub mod supervisor;

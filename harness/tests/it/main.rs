@@ -2,6 +2,7 @@
 //! directory and binary runner they share.
 
 mod cluster;
+mod kubelet;
 mod leader_migration;
 mod manifests_cli;
 mod run;
