@@ -45,13 +45,17 @@ mod kubeconfig;
 mod openapi;
 pub mod patch;
 mod protobuf;
+pub mod rbac;
+mod reviews;
 pub mod selectors;
 mod server;
 pub mod status;
 pub mod store;
 pub mod table;
 mod timestamps;
+mod token_file;
 
+pub use auth::TokenUser;
 pub use config::ApiServerConfig;
 pub use error::Error;
 pub use kinds::service_alloc::ServiceCidr;
