@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use azure_ccm::azure_inputs::InputsFactory;
+use azure_ccm::delegated_auth::{self, DelegatedAuth};
 use azure_ccm::{cloud_config, kube_client};
 use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
@@ -66,6 +67,17 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
 
     let server = match &settings.tls {
         Some(tls) => {
+            let auth = Arc::new(
+                DelegatedAuth::from_args(&flags.auth)
+                    .await
+                    .context("delegated authentication/authorization of the secure port")?,
+            );
+            let tls = match (&auth.client_ca, &settings.cert_source) {
+                (Some(roots), Some(source)) => {
+                    source.server_config_with_client_ca(Some(roots.clone()))?
+                }
+                _ => tls.clone(),
+            };
             let addr = SocketAddr::new(flags.bind_address, flags.secure_port);
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -76,9 +88,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
                 gate: gate_rx,
                 running,
             });
-            let router = endpoints::router(endpoints);
+            let router = delegated_auth::protect(endpoints::router(endpoints), auth);
             let (stop, mut stopped) = watch::channel(false);
-            let tls = tls.clone();
             let task = tokio::spawn(async move {
                 let shutdown = async move {
                     let _ = stopped.wait_for(|s| *s).await;
