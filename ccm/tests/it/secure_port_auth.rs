@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
@@ -13,7 +15,9 @@ use serde_json::{Value, json};
 
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::cloud_node_manager::{agent_node, run_until_initialised};
-use crate::processes::{ApiServer, FakeAzure, example, small_azure_json, tainted_node};
+use crate::processes::{
+    ApiServer, FakeAzure, cloud_controller_manager, example, small_azure_json, tainted_node,
+};
 
 /// The token file of the API server: alice and bob, no RBAC of their own.
 fn token_file(dir: &Path) -> PathBuf {
@@ -24,6 +28,11 @@ fn token_file(dir: &Path) -> PathBuf {
     )
     .expect("token file");
     path
+}
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
 }
 
 /// An HTTPS client of the self-signed secure port, optionally with a client certificate.
@@ -328,4 +337,118 @@ async fn cloud_node_manager_delegates_too() {
     );
     let _ = cnm.kill();
     let _ = cnm.wait();
+}
+
+/// The kubeconfig of `api` with its server replaced by a closed port.
+async fn unreachable_kubeconfig(api: &ApiServer, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(api.kubeconfig()).expect("kubeconfig");
+    let addr = api.addr().await;
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let dead_addr = dead.local_addr().expect("addr");
+    drop(dead);
+    let text = text.replace(&addr.to_string(), &dead_addr.to_string());
+    assert!(text.contains(&dead_addr.to_string()), "{text}");
+    let path = dir.join("dead-kubeconfig");
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_ca_comes_from_the_cluster_configmap_unless_skipped() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = small_azure_json(&fake, dir.path(), None);
+    let carol_kubeconfig = api.kubeconfig_for("carol", Some("team-c")).await;
+    let carol_dir = carol_kubeconfig.parent().expect("dir");
+    let ca = std::fs::read_to_string(carol_dir.join("carol.ca.crt")).expect("ca");
+    let mut carol_pem = std::fs::read(carol_dir.join("carol.crt")).expect("cert");
+    carol_pem.extend(std::fs::read(carol_dir.join("carol.key")).expect("key"));
+    let map: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "extension-apiserver-authentication", "namespace": "kube-system"},
+        "data": {"client-ca-file": ca},
+    }))
+    .expect("configmap");
+    Api::<ConfigMap>::namespaced(api.client().await, "kube-system")
+        .create(&PostParams::default(), &map)
+        .await
+        .expect("create configmap");
+    let kubeconfig = api.kubeconfig();
+    let authn = format!("--authentication-kubeconfig={}", kubeconfig.display());
+    let authz = format!("--authorization-kubeconfig={}", kubeconfig.display());
+    let carol = client(Some(
+        reqwest::Identity::from_pem(&carol_pem).expect("identity"),
+    ));
+    for (extra, user) in [
+        (None, "carol"),
+        (Some("--authentication-skip-lookup"), "system:anonymous"),
+    ] {
+        let mut args = vec![authn.as_str(), authz.as_str()];
+        args.extend(extra);
+        let manager = Manager::start(&fake, &api, &config, &args);
+        let port = manager.port();
+        let (code, body) = wait_for("/metrics answers", &[&manager], || {
+            get(&carol, port, "/metrics", None)
+        })
+        .await;
+        assert_eq!(code, 403, "{body}");
+        assert!(
+            body.contains(&format!("User \\\"{user}\\\"")),
+            "{extra:?}: {body}"
+        );
+        manager.terminate();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_client_ca_lookup_stops_the_start_unless_tolerated() {
+    let fake = FakeAzure::start(&example("small.yaml"), &[]);
+    let api = ApiServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = small_azure_json(&fake, dir.path(), None);
+    let dead = unreachable_kubeconfig(&api, dir.path()).await;
+    let authn = format!("--authentication-kubeconfig={}", dead.display());
+    let output = cloud_controller_manager()
+        .arg(format!("--kubeconfig={}", api.kubeconfig().display()))
+        .arg(format!("--cloud-config={}", config.display()))
+        .args(["--configure-cloud-routes=false", "--bind-address=127.0.0.1"])
+        .arg(format!("--secure-port={}", free_port()))
+        .arg(&authn)
+        .env("SSL_CERT_FILE", &fake.ca_file)
+        .output()
+        .expect("run cloud-controller-manager");
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{message}");
+    assert!(
+        message.contains("extension-apiserver-authentication"),
+        "{message}"
+    );
+    let leases: Api<Lease> = Api::namespaced(api.client().await, "kube-system");
+    assert!(
+        leases
+            .get_opt("cloud-controller-manager")
+            .await
+            .expect("get")
+            .is_none(),
+        "a Lease was taken"
+    );
+
+    // Tolerated: the port serves; a bearer token cannot be reviewed, so it is refused (401).
+    let manager = Manager::start(
+        &fake,
+        &api,
+        &config,
+        &[&authn, "--authentication-tolerate-lookup-failure"],
+    );
+    let port = manager.port();
+    let http = client(None);
+    let (code, _) = wait_for("/healthz answers", &[&manager], || {
+        get(&http, port, "/healthz", None)
+    })
+    .await;
+    assert_eq!(code, 200);
+    let (code, body) = get(&http, port, "/metrics", Some("any-token"))
+        .await
+        .expect("/metrics");
+    assert_eq!(code, 401, "{body}");
 }

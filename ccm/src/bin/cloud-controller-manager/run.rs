@@ -23,6 +23,23 @@ use crate::{config_reload, configz, settings};
 /// The component name Leader Migration configurations use for this manager.
 pub const COMPONENT: &str = "cloud-controller-manager";
 
+/// The delegated authn/z of the secure port and its TLS configuration (asking for client
+/// certificates when a client CA is known).
+async fn secure_port(
+    flags: &Flags,
+    settings: &settings::Settings,
+    tls: &Arc<rustls::ServerConfig>,
+) -> anyhow::Result<(Arc<DelegatedAuth>, Arc<rustls::ServerConfig>)> {
+    let auth = DelegatedAuth::from_args(&flags.auth)
+        .await
+        .context("delegated authentication/authorization of the secure port")?;
+    let tls = match (&auth.client_ca, &settings.cert_source) {
+        (Some(roots), Some(source)) => source.server_config_with_client_ca(Some(roots.clone()))?,
+        _ => tls.clone(),
+    };
+    Ok((Arc::new(auth), tls))
+}
+
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or a failure (Err).
 pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -36,6 +53,12 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     .await?;
     let (config, config_text) =
         cloud_config::read_with_text(&settings.cloud_config, &client).await?;
+    // Before any controller starts: a failed client CA lookup stops the process before it takes
+    // a Lease.
+    let secure = match &settings.tls {
+        Some(tls) => Some(secure_port(&flags, &settings, tls).await?),
+        None => None,
+    };
 
     let mut registry = Registry::default();
     let running = RunningControllers::register(&mut registry, COMPONENT);
@@ -65,19 +88,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         leader_metrics.follow(gate_rx.clone(), main.name.clone(), migration);
     }
 
-    let server = match &settings.tls {
-        Some(tls) => {
-            let auth = Arc::new(
-                DelegatedAuth::from_args(&flags.auth)
-                    .await
-                    .context("delegated authentication/authorization of the secure port")?,
-            );
-            let tls = match (&auth.client_ca, &settings.cert_source) {
-                (Some(roots), Some(source)) => {
-                    source.server_config_with_client_ca(Some(roots.clone()))?
-                }
-                _ => tls.clone(),
-            };
+    let server = match secure {
+        Some((auth, tls)) => {
             let addr = SocketAddr::new(flags.bind_address, flags.secure_port);
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
