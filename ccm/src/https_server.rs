@@ -1,4 +1,6 @@
-//! HTTPS accept loop serving an axum router (the secure port of the manager binaries).
+//! HTTPS accept loop serving an axum router (the secure port of the manager binaries). A client
+//! certificate the TLS layer verified is handed to the router as a [`ClientCertificate`]
+//! request extension.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -13,6 +15,10 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
+
+/// The leaf certificate a client presented and the TLS layer verified against the client CA.
+#[derive(Debug, Clone)]
+pub struct ClientCertificate(pub rustls::pki_types::CertificateDer<'static>);
 
 /// Serves `router` over TLS on `listener` until `shutdown` resolves, then cuts open connections.
 pub async fn serve(
@@ -55,7 +61,16 @@ async fn connection(acceptor: TlsAcceptor, stream: tokio::net::TcpStream, router
             return;
         }
     };
-    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+    let peer = tls
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|leaf| ClientCertificate(leaf.clone().into_owned()));
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        if let Some(peer) = &peer {
+            request.extensions_mut().insert(peer.clone());
+        }
         router.clone().oneshot(request)
     });
     let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

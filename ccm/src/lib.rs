@@ -8,6 +8,7 @@ pub mod azure_feeds;
 pub mod azure_inputs;
 pub mod cloud_config;
 pub mod cloud_shared_args;
+pub mod delegated_auth;
 pub mod election_args;
 pub mod go_duration;
 pub mod https_server;

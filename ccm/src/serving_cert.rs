@@ -49,6 +49,9 @@ pub enum ServingCertError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The client CA cannot verify client certificates.
+    #[error("client CA: {0}")]
+    ClientCa(String),
     /// rustls refused the pair.
     #[error("the serving certificate and key do not form a usable pair")]
     Rustls(#[from] rustls::Error),
@@ -107,13 +110,32 @@ fn parse_pair(
 impl CertSource {
     /// The rustls server configuration (HTTP/2 and HTTP/1.1 by ALPN).
     pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, ServingCertError> {
+        self.server_config_with_client_ca(None)
+    }
+
+    /// Same, also asking for (optional) client certificates signed by `client_ca`.
+    pub fn server_config_with_client_ca(
+        &self,
+        client_ca: Option<rustls::RootCertStore>,
+    ) -> Result<Arc<rustls::ServerConfig>, ServingCertError> {
         let (certs, key) = self.pair()?;
-        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()?;
+        let builder = match client_ca {
+            Some(roots) => {
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .allow_unauthenticated()
+                .build()
+                .map_err(|e| ServingCertError::ClientCa(e.to_string()))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let mut config = builder.with_single_cert(certs, key)?;
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(Arc::new(config))
     }

@@ -50,6 +50,14 @@ fn help_documents_the_upstream_flags() {
         "--bind-address",
         "--secure-port",
         "--authorization-always-allow-paths",
+        "--authentication-kubeconfig",
+        "--authentication-token-webhook-cache-ttl",
+        "--authentication-skip-lookup",
+        "--authentication-tolerate-lookup-failure",
+        "--client-ca-file",
+        "--authorization-kubeconfig",
+        "--authorization-webhook-cache-authorized-ttl",
+        "--authorization-webhook-cache-unauthorized-ttl",
         "--kube-api-burst",
         "--min-resync-period",
         "--controller-start-interval",
@@ -259,6 +267,11 @@ impl Manager {
         self.process.logs()
     }
 
+    /// The secure port.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
     async fn get(&self, path: &str) -> Option<(u16, String)> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         // The certificate is self-signed: what is checked is that the port speaks HTTPS.
@@ -324,7 +337,10 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     let agents = agent_nodes(&fake);
     assert!(agents.len() >= 2, "small.yaml needs two agents: {agents:?}");
 
-    let first = Manager::start(&fake, &api, &config, &[]);
+    // Every path read below is served anonymously (delegated authz: secure_port_auth.rs).
+    let open =
+        ["--authorization-always-allow-paths=/healthz,/healthz/*,/readyz,/livez,/metrics,/configz"];
+    let first = Manager::start(&fake, &api, &config, &open);
     let first_identity = wait_for("the first manager leads", &[&first], || holder(&leases)).await;
 
     // Health over HTTPS, anonymously, with the self-signed certificate.
@@ -349,7 +365,7 @@ async fn serves_health_and_metrics_and_only_the_leader_runs_controllers() {
     );
 
     // The second manager stands by while the first holds the Lease.
-    let second = Manager::start(&fake, &api, &config, &[]);
+    let second = Manager::start(&fake, &api, &config, &open);
     wait_for("the second manager serves", &[&first, &second], || {
         second.get("/healthz")
     })

@@ -35,7 +35,7 @@ fn label<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
 
 /// Spawns `cloud-node-manager` for `node_name` with `extra` flags and waits until the Node is
 /// initialised; returns the process, its stderr file and the Node.
-async fn run_until_initialised(
+pub(crate) async fn run_until_initialised(
     fake: &FakeAzure,
     api: &ApiServer,
     node_name: &str,
@@ -72,7 +72,7 @@ async fn run_until_initialised(
 }
 
 /// The first agent node of small.yaml and its IMDS URL.
-fn agent_node(fake: &FakeAzure) -> (String, String) {
+pub(crate) fn agent_node(fake: &FakeAzure) -> (String, String) {
     fake.imds
         .iter()
         .find(|(name, _)| name.contains("agentpool"))
@@ -286,6 +286,10 @@ fn help_documents_every_flag() {
         "--kube-api-content-type",
         "--min-resync-period",
         "--secure-port",
+        "--authentication-kubeconfig",
+        "--client-ca-file",
+        "--authorization-kubeconfig",
+        "--authorization-always-allow-paths",
         "--imds-endpoint",
         "--log-format",
         "--v",
@@ -450,7 +454,14 @@ async fn a_secure_port_serves_healthz_with_the_node_check_over_https() {
         &api,
         &node_name,
         &imds_url,
-        &["--secure-port", &port_arg, "--bind-address", "127.0.0.1"],
+        // Anonymous reads of the node check and /metrics (delegated authz: secure_port_auth.rs).
+        &[
+            "--secure-port",
+            &port_arg,
+            "--bind-address",
+            "127.0.0.1",
+            "--authorization-always-allow-paths=/healthz,/healthz/*,/livez,/readyz,/metrics",
+        ],
     )
     .await;
     let _ = rustls::crypto::ring::default_provider().install_default();

@@ -15,6 +15,6 @@ mod node_init;
 mod processes;
 mod provided_node_ip;
 mod rbac;
-mod rbac_authorizer;
 mod routes_e2e;
+mod secure_port_auth;
 mod topology;

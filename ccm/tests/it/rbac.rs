@@ -23,7 +23,8 @@ use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
     ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, has_ingress, tainted_node,
 };
-use crate::rbac_authorizer::{Call, Grant, allows, calls_by, grants_for, unused};
+use fake_kube_apiserver::rbac::audit_calls;
+use fake_kube_apiserver::rbac::{Call, Grant, Subject, allows, grants_for, missing_roles, unused};
 
 const CCM_USER: &str = "system:serviceaccount:kube-system:cloud-controller-manager";
 const CNM_USER: &str = "system:serviceaccount:kube-system:cloud-node-manager";
@@ -208,6 +209,20 @@ impl Drop for NodeManager {
 }
 
 /// The calls no grant allows.
+/// The grants of ServiceAccount `kube-system/<sa>` (the fake API server's RBAC authorizer); every
+/// role the manifests bind must exist in them or be built in.
+fn sa_grants(docs: &[Value], sa: &str) -> Vec<Grant> {
+    let subject = Subject::service_account("kube-system", sa);
+    let missing = missing_roles(docs, &subject);
+    assert!(missing.is_empty(), "bound but defined nowhere: {missing:?}");
+    grants_for(docs, &subject)
+}
+
+/// Every distinct call `user` made, from the audit log.
+fn calls_by(log: &Path, user: &str) -> BTreeSet<Call> {
+    audit_calls::calls_by(log, user).expect("audit log")
+}
+
 fn denied<'a>(grants: &[Grant], calls: &'a BTreeSet<Call>) -> Vec<&'a Call> {
     calls
         .iter()
@@ -403,7 +418,7 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
                 .any(|c| c.resource == "events" && c.verb == "create"),
             "{user} posted no event: {calls:#?}"
         );
-        let grants = grants_for(docs, "kube-system", sa);
+        let grants = sa_grants(docs, sa);
         let denied = denied(&grants, &calls);
         if !denied.is_empty() {
             missing.insert(user, explain(&denied));
@@ -501,7 +516,7 @@ async fn generated_rbac_allows_the_leader_migration_leases() {
             .any(|c| c.verb == "update" && c.name == "cloud-provider-extraction-migration"),
         "{calls:#?}"
     );
-    let grants = grants_for(&docs, "kube-system", "cloud-controller-manager");
+    let grants = sa_grants(&docs, "cloud-controller-manager");
     let denied = denied(&grants, &calls);
     assert!(
         denied.is_empty(),
@@ -514,7 +529,7 @@ async fn generated_rbac_allows_the_leader_migration_leases() {
 #[test]
 fn a_call_outside_the_generated_roles_is_denied() {
     let docs = parse(cloud_controller_manager::documents(&options()).expect("CCM manifest"));
-    let grants = grants_for(&docs, "kube-system", "cloud-controller-manager");
+    let grants = sa_grants(&docs, "cloud-controller-manager");
     let call = |verb: &str, group: &str, resource: &str, sub: &str, ns: &str, name: &str| Call {
         verb: verb.to_string(),
         group: group.to_string(),

@@ -1,6 +1,8 @@
 //! Authentication as the real server does it for our two credential types: a client certificate
-//! signed by the cluster CA (CN = user, O = groups) or a bearer token. Anything else gets a 401
-//! `metav1.Status`. Authorization is not modelled: every authenticated user may do everything.
+//! signed by the cluster CA (CN = user, O = groups) or a bearer token (the admin token and those of
+//! `--token-auth-file`). Anything else gets a 401 `metav1.Status`. Authorization of this server's
+//! own requests is not modelled: every authenticated user may do everything; SubjectAccessReviews
+//! are evaluated against the stored RBAC objects (see [`crate::rbac`]).
 
 use std::sync::Arc;
 
@@ -71,6 +73,11 @@ impl Authenticator {
             .strip_prefix("Bearer ")
             .or_else(|| value.strip_prefix("bearer "))?
             .trim();
+        self.token_user(token)
+    }
+
+    /// The user of a bearer token (what a TokenReview answers), `None` when unknown.
+    pub fn token_user(&self, token: &str) -> Option<User> {
         self.tokens
             .iter()
             .find(|t| constant_time_eq(t.token.as_bytes(), token.as_bytes()))

@@ -31,6 +31,9 @@ pub struct KubeApiserverArgs {
     /// Append one JSON `audit.k8s.io/v1` Event per request to this file (level Metadata).
     #[arg(long)]
     pub audit_log_path: Option<PathBuf>,
+    /// Static bearer tokens, CSV `token,user,uid,"group1,group2"` (as the real flag).
+    #[arg(long)]
+    pub token_auth_file: Option<PathBuf>,
 }
 
 fn parse_cidr(text: &str) -> Result<ServiceCidr, String> {
@@ -53,6 +56,7 @@ pub async fn run(args: KubeApiserverArgs) -> Result<(), Error> {
         service_cidr: args.service_cidr,
         history_capacity: args.history,
         audit_log: args.audit_log_path,
+        token_auth_file: args.token_auth_file,
         ..ApiServerConfig::default()
     };
     let server = start(config).await?;

@@ -31,6 +31,8 @@ pub struct ApiServerConfig {
     pub persist_interval: Duration,
     /// Append an `audit.k8s.io/v1` Event per request here (`--audit-log-path`).
     pub audit_log: Option<PathBuf>,
+    /// Static bearer tokens accepted besides the admin token (`--token-auth-file`).
+    pub token_auth_file: Option<PathBuf>,
 }
 
 impl Default for ApiServerConfig {
@@ -47,6 +49,7 @@ impl Default for ApiServerConfig {
             default_watch_timeout: Duration::from_secs(1800),
             persist_interval: Duration::from_millis(100),
             audit_log: None,
+            token_auth_file: None,
         }
     }
 }

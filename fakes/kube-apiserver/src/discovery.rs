@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::handlers::{AppState, json_response};
 use crate::kinds::{self, KINDS, KindInfo};
+use crate::reviews::RESOURCES;
 use crate::status::ApiError;
 
 /// Kubernetes version this server claims to be (the kube 5 / k8s-openapi `v1_33` baseline).
@@ -61,14 +62,32 @@ fn group_doc(group: &str) -> Value {
     let version = KINDS
         .iter()
         .find(|k| k.group == group)
-        .map_or("v1", |k| k.version);
+        .map(|k| k.version)
+        .or_else(|| {
+            RESOURCES
+                .iter()
+                .find(|r| r.group == group)
+                .map(|r| r.version)
+        })
+        .unwrap_or("v1");
     let gv = json!({"groupVersion": format!("{group}/{version}"), "version": version});
     json!({"name": group, "versions": [gv.clone()], "preferredVersion": gv})
 }
 
+/// The stored kinds' groups, then the review-only groups.
+fn all_groups() -> Vec<&'static str> {
+    let mut groups = kinds::groups();
+    for r in RESOURCES {
+        if !groups.contains(&r.group) {
+            groups.push(r.group);
+        }
+    }
+    groups
+}
+
 /// `GET /apis`.
 pub async fn group_list() -> Response {
-    let groups: Vec<Value> = kinds::groups().into_iter().map(group_doc).collect();
+    let groups: Vec<Value> = all_groups().into_iter().map(group_doc).collect();
     json_response(
         StatusCode::OK,
         &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}),
@@ -77,7 +96,7 @@ pub async fn group_list() -> Response {
 
 /// `GET /apis/<group>`.
 pub async fn group(Path(group): Path<String>) -> Response {
-    if !kinds::groups().contains(&group.as_str()) {
+    if !all_groups().contains(&group.as_str()) {
         return ApiError::no_route().into_response();
     }
     let mut doc = group_doc(&group);
@@ -101,10 +120,17 @@ fn resource_list(group: &str, version: &str) -> Response {
         .iter()
         .filter(|k| k.group == group && k.version == version)
         .collect();
-    if kinds.is_empty() {
+    let reviews: Vec<_> = RESOURCES
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+        .collect();
+    if kinds.is_empty() && reviews.is_empty() {
         return ApiError::no_route().into_response();
     }
-    let mut resources = Vec::new();
+    let mut resources: Vec<Value> = reviews
+        .iter()
+        .map(|r| json!({"name": r.plural, "singularName": r.singular, "namespaced": false, "kind": r.kind, "verbs": ["create"]}))
+        .collect();
     for k in kinds {
         let mut r = json!({
             "name": k.plural,

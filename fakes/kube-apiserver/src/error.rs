@@ -36,6 +36,9 @@ pub enum Error {
         value: String,
         reason: String,
     },
+    /// The `--token-auth-file` has a malformed line.
+    #[error("{path}: {message}")]
+    TokenFile { path: PathBuf, message: String },
     /// The kubeconfig could not be rendered.
     #[error("rendering kubeconfig: {0}")]
     Kubeconfig(String),

@@ -28,6 +28,12 @@
 //!   records the applier as owning a field that is not stored.
 //! - `--audit-log-path` writes the real server's audit Events (level Metadata) with the verbs its
 //!   `RequestInfoFactory` computes: see [`audit`] for the fields and the known divergences.
+//! - `POST tokenreviews` (authentication.k8s.io/v1) and `subjectaccessreviews`
+//!   (authorization.k8s.io/v1) answer `201` with the request and its `status`: tokens by this
+//!   server's authenticator (admin token, `--token-auth-file` users; `system:authenticated` added),
+//!   access by the RBAC authorizer over the stored RBAC objects plus the bootstrap roles it knows
+//!   ([`rbac`]; `plugin/pkg/auth/authorizer/rbac`). Requests to this server itself are still not
+//!   authorised. See `reviews` for the inferred details.
 //! - `status.loadBalancer.ingress[].ipMode` defaults to `VIP` (`SetDefaults_Service`,
 //!   `pkg/apis/core/v1/defaults.go`); cluster IPs and node ports are random, upper band first
 //!   (`calculateRangeOffset` in `pkg/registry/core/service/{ipallocator,portallocator}`).
@@ -45,13 +51,17 @@ mod kubeconfig;
 mod openapi;
 pub mod patch;
 mod protobuf;
+pub mod rbac;
+mod reviews;
 pub mod selectors;
 mod server;
 pub mod status;
 pub mod store;
 pub mod table;
 mod timestamps;
+mod token_file;
 
+pub use auth::TokenUser;
 pub use config::ApiServerConfig;
 pub use error::Error;
 pub use kinds::service_alloc::ServiceCidr;

@@ -22,7 +22,7 @@ use crate::handlers::{
 use crate::kinds::{self, ids};
 use crate::kubeconfig::{self, AdminCredentials};
 use crate::store::{Store, StoreConfig, persist};
-use crate::{Error, discovery, openapi, timestamps};
+use crate::{Error, discovery, openapi, reviews, timestamps};
 
 /// Namespaces every cluster has.
 pub const SYSTEM_NAMESPACES: &[&str] =
@@ -155,11 +155,15 @@ pub async fn start(config: ApiServerConfig) -> Result<RunningApiServer, Error> {
         bookmark_interval: config.bookmark_interval,
         default_watch_timeout: config.default_watch_timeout,
     };
-    let auth = Authenticator::new(vec![TokenUser {
+    let mut tokens = vec![TokenUser {
         token,
         user: "token-admin".into(),
         groups: vec!["system:masters".into()],
-    }]);
+    }];
+    if let Some(path) = &config.token_auth_file {
+        tokens.extend(crate::token_file::read(path)?);
+    }
+    let auth = Authenticator::new(tokens);
     let audit = config
         .audit_log
         .as_deref()
@@ -221,7 +225,8 @@ fn router(app: AppState, auth: Authenticator, audit: Option<AuditLog>) -> Router
         .route("/openapi/v3", get(openapi::index))
         .route("/openapi/v3/{*rest}", get(openapi::group_version))
         .fallback(handlers::resource)
-        .with_state(app);
+        .with_state(app.clone())
+        .merge(reviews::router(app.store.clone(), auth.clone()));
     // Audit runs inside authentication: it sees the authenticated user.
     let routes = match audit {
         Some(log) => routes.layer(middleware::from_fn_with_state(log, crate::audit::record)),

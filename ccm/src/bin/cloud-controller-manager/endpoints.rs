@@ -3,9 +3,8 @@
 //! `/livez`, `/readyz`, `/metrics` (Prometheus text of the shared registry) and `/configz`.
 //!
 //! Verified (anchor-ccm.md §8): the paths, `/metrics/v2` as an alias of `/metrics`, and a
-//! `leaderElection` health check. Deliberate: every path is served without authentication
-//! (upstream delegates authn/z for paths other than `/healthz`, `/readyz`, `/livez`); `/configz`
-//! holds no secret. **[infer]** `leaderElection` fails only once the Lease was lost (upstream
+//! `leaderElection` health check. Callers are authenticated and authorised by
+//! `azure_ccm::delegated_auth` (only `--authorization-always-allow-paths` are anonymous). **[infer]** `leaderElection` fails only once the Lease was lost (upstream
 //! fails 20 s after a missed renewal, and the process exits on loss in both).
 
 use std::sync::Arc;

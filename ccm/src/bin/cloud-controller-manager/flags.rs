@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use azure_ccm::cloud_shared_args::KubeCloudSharedArgs;
+use azure_ccm::delegated_auth::DelegatedAuthArgs;
 use azure_ccm::election_args::ElectionArgs;
 use azure_ccm::go_duration;
 use azure_ccm::logging::LogFormat;
@@ -95,22 +96,10 @@ pub struct Flags {
     #[arg(long, value_name = "FILE")]
     pub tls_private_key_file: Option<PathBuf>,
 
-    /// Kubeconfig for delegated authentication (TokenReview) on the secure port.
-    #[arg(long, value_name = "FILE")]
-    pub authentication_kubeconfig: Option<PathBuf>,
-
-    /// Kubeconfig for delegated authorization (SubjectAccessReview) on the secure port.
-    #[arg(long, value_name = "FILE")]
-    pub authorization_kubeconfig: Option<PathBuf>,
-
-    /// Paths served without authorization.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "/healthz,/readyz,/livez",
-        value_name = "PATHS"
-    )]
-    pub authorization_always_allow_paths: Vec<String>,
+    /// `--authentication-*`, `--client-ca-file` and `--authorization-*` (delegated authn/z of the
+    /// secure port).
+    #[command(flatten)]
+    pub auth: DelegatedAuthArgs,
 
     /// Path to a kubeconfig; without it the in-cluster configuration is used.
     #[arg(long, value_name = "FILE")]

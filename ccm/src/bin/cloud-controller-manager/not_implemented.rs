@@ -35,21 +35,6 @@ pub fn unhonoured(flags: &Flags) -> Vec<Unhonoured> {
         "not applied: the watches relist only when they break",
     );
     add(
-        flags.authentication_kubeconfig.is_some(),
-        "--authentication-kubeconfig",
-        "no delegated authentication: every path of the secure port is served anonymously",
-    );
-    add(
-        flags.authorization_kubeconfig.is_some(),
-        "--authorization-kubeconfig",
-        "no delegated authorization: every path of the secure port is served anonymously",
-    );
-    add(
-        true,
-        "--authorization-always-allow-paths",
-        "every path of the secure port is served anonymously",
-    );
-    add(
         flags.use_service_account_credentials,
         "--use-service-account-credentials",
         "every controller uses the --kubeconfig credentials",

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use azure_ccm::azure_inputs::InputsFactory;
+use azure_ccm::delegated_auth::{self, DelegatedAuth};
 use azure_ccm::{cloud_config, kube_client};
 use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
@@ -22,6 +23,23 @@ use crate::{config_reload, configz, settings};
 /// The component name Leader Migration configurations use for this manager.
 pub const COMPONENT: &str = "cloud-controller-manager";
 
+/// The delegated authn/z of the secure port and its TLS configuration (asking for client
+/// certificates when a client CA is known).
+async fn secure_port(
+    flags: &Flags,
+    settings: &settings::Settings,
+    tls: &Arc<rustls::ServerConfig>,
+) -> anyhow::Result<(Arc<DelegatedAuth>, Arc<rustls::ServerConfig>)> {
+    let auth = DelegatedAuth::from_args(&flags.auth)
+        .await
+        .context("delegated authentication/authorization of the secure port")?;
+    let tls = match (&auth.client_ca, &settings.cert_source) {
+        (Some(roots), Some(source)) => source.server_config_with_client_ca(Some(roots.clone()))?,
+        _ => tls.clone(),
+    };
+    Ok((Arc::new(auth), tls))
+}
+
 /// Validates the inputs, then runs until SIGTERM/SIGINT (Ok) or a failure (Err).
 pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -35,6 +53,12 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     .await?;
     let (config, config_text) =
         cloud_config::read_with_text(&settings.cloud_config, &client).await?;
+    // Before any controller starts: a failed client CA lookup stops the process before it takes
+    // a Lease.
+    let secure = match &settings.tls {
+        Some(tls) => Some(secure_port(&flags, &settings, tls).await?),
+        None => None,
+    };
 
     let mut registry = Registry::default();
     let running = RunningControllers::register(&mut registry, COMPONENT);
@@ -71,8 +95,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
         leader_metrics.follow(gate_rx.clone(), main.name.clone(), migration);
     }
 
-    let server = match &settings.tls {
-        Some(tls) => {
+    let server = match secure {
+        Some((auth, tls)) => {
             let addr = SocketAddr::new(flags.bind_address, flags.secure_port);
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -83,9 +107,8 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
                 gate: gate_rx,
                 running,
             });
-            let router = endpoints::router(endpoints);
+            let router = delegated_auth::protect(endpoints::router(endpoints), auth);
             let (stop, mut stopped) = watch::channel(false);
-            let tls = tls.clone();
             let task = tokio::spawn(async move {
                 let shutdown = async move {
                     let _ = stopped.wait_for(|s| *s).await;

@@ -29,6 +29,8 @@ pub struct Settings {
     pub migration: Option<LeaderMigrationConfig>,
     /// TLS of the secure port (`None` with `--secure-port=0`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Where that certificate comes from (to add the client CA of delegated authentication).
+    pub cert_source: Option<CertSource>,
     /// `--kube-api-qps`/`--kube-api-burst` (`None`: unlimited).
     pub rate_limit: Option<KubeRateLimit>,
 }
@@ -65,17 +67,16 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
         .election
         .migration()
         .resolve(flags.election.leader_elect)?;
-    let tls = if flags.secure_port == 0 {
-        None
-    } else {
-        let source = CertSource {
-            cert_file: flags.tls_cert_file.clone(),
-            key_file: flags.tls_private_key_file.clone(),
-            cert_dir: flags.cert_dir.clone().filter(|d| !d.as_os_str().is_empty()),
-            pair_name: CERT_PAIR_NAME.to_owned(),
-        };
-        Some(source.server_config()?)
-    };
+    let cert_source = (flags.secure_port != 0).then(|| CertSource {
+        cert_file: flags.tls_cert_file.clone(),
+        key_file: flags.tls_private_key_file.clone(),
+        cert_dir: flags.cert_dir.clone().filter(|d| !d.as_os_str().is_empty()),
+        pair_name: CERT_PAIR_NAME.to_owned(),
+    });
+    let tls = cert_source
+        .as_ref()
+        .map(CertSource::server_config)
+        .transpose()?;
     let rate_limit = KubeRateLimit::from_flags(flags.kube_api_qps, flags.kube_api_burst)?;
     Ok(Settings {
         rate_limit,
@@ -85,6 +86,7 @@ pub fn validate(flags: &Flags, identity: &str) -> anyhow::Result<Settings> {
         election,
         migration,
         tls,
+        cert_source,
     })
 }
 

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use azure_ccm::delegated_auth::DelegatedAuthArgs;
 use azure_ccm::go_duration;
 use azure_ccm::logging::LogFormat;
 use clap::{ArgAction, Parser};
@@ -92,6 +93,11 @@ pub struct Flags {
     /// Directory keeping the generated serving certificate (ignored with --tls-cert-file).
     #[arg(long, value_name = "DIR")]
     pub cert_dir: Option<PathBuf>,
+
+    /// `--authentication-*`, `--client-ca-file` and `--authorization-*` (delegated authn/z of the
+    /// secure port).
+    #[command(flatten)]
+    pub auth: DelegatedAuthArgs,
 
     /// Base URL of the Instance Metadata Service [env: AZURE_IMDS_ENDPOINT; default:
     /// http://169.254.169.254].

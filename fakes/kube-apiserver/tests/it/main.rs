@@ -14,6 +14,7 @@ mod pod_status;
 mod pod_validation;
 mod protobuf;
 mod restart;
+mod reviews;
 mod round_trip;
 mod scale;
 mod service_type_change;
