@@ -12,6 +12,7 @@
 //! `CCM_BENCH_IDLE_SECS` (default 30): the idle window before RSS is read. `CCM_BENCH_CCM_ARGS`:
 //! extra CCM flags (space-separated), e.g. `--kube-api-qps=100 --kube-api-burst=200`; by default
 //! the CCM runs with upstream's defaults (20 QPS, burst 30), which bound the init time.
+//! `CCM_BENCH_WRAPPER`: a command the CCM runs under (e.g. `heaptrack`).
 //!
 //! The fake runs with `--no-throttle --retry-after 0 --lro-polls 0` so the wall times measure the
 //! CCM and not ARM's throttling or poll waits; ARM calls are counted from the fake's journal.
@@ -332,6 +333,20 @@ where
     }
 }
 
+/// The CCM, or `CCM_BENCH_WRAPPER` (e.g. `heaptrack`) running it: a profiler's view of the same
+/// run (the RSS printed is then the wrapper's process).
+fn ccm_command() -> Command {
+    let ccm = env!("CARGO_BIN_EXE_cloud-controller-manager");
+    match std::env::var("CCM_BENCH_WRAPPER") {
+        Ok(wrapper) if !wrapper.is_empty() => {
+            let mut command = Command::new(wrapper);
+            command.arg(ccm);
+            command
+        }
+        _ => Command::new(ccm),
+    }
+}
+
 /// `CCM_BENCH_CCM_ARGS`: extra flags for the CCM, space-separated (e.g. `--kube-api-qps=100`).
 fn extra_args() -> Vec<String> {
     std::env::var("CCM_BENCH_CCM_ARGS")
@@ -391,7 +406,7 @@ async fn run_ccm(case: &Case, dir: &Path) {
 
     let started = Instant::now();
     let mut ccm = Running::spawn(
-        Command::new(env!("CARGO_BIN_EXE_cloud-controller-manager"))
+        ccm_command()
             .arg(format!("--cloud-config={}", config.display()))
             .arg("--kubeconfig")
             .arg(api.kubeconfig())

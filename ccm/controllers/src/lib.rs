@@ -12,6 +12,7 @@ pub mod host;
 pub mod leader;
 pub mod migration;
 pub mod node;
+pub mod node_cache;
 pub mod node_ipam;
 pub mod node_lifecycle;
 pub mod route;

@@ -61,13 +61,15 @@ pub struct ProcessSpec {
 
 impl ProcessSpec {
     /// A spec with no arguments, ready when spawned, with a 60 s deadline (two busy cores start
-    /// a TLS server in well under that).
+    /// a TLS server in well under that). `RUST_LIB_BACKTRACE=0`: a child's error report stays the
+    /// message (what a failed start quotes from the log tail) even when the harness runs with
+    /// `RUST_BACKTRACE=1`; panics still print their backtrace.
     pub fn new(name: impl Into<String>, program: impl Into<PathBuf>) -> Self {
         Self {
             name: name.into(),
             program: program.into(),
             args: Vec::new(),
-            env: Vec::new(),
+            env: vec![("RUST_LIB_BACKTRACE".into(), "0".into())],
             readiness: Readiness::Spawned,
             deadline: Duration::from_secs(60),
         }

@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
@@ -105,7 +105,10 @@ impl<P: Provider> CloudNodeController<P> {
             watch = watch.fields(&format!("metadata.name={name}"));
         }
         let this = Arc::new(self);
-        Controller::new(this.nodes.clone(), watch)
+        let (store, writer) = reflector::store();
+        let nodes = reflector(writer, crate::node_cache::watch(this.nodes.clone(), watch))
+            .applied_objects();
+        Controller::for_stream(nodes, store)
             .run(
                 |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
                 |_node, error, ctx: Arc<Self>| {

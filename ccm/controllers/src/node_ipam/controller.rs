@@ -8,8 +8,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{self, Store, reflector};
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 
@@ -73,7 +74,13 @@ impl NodeIpamController {
             self.occupy(&node).await;
         }
         let this = Arc::new(self);
-        let controller = Controller::new(this.nodes.clone(), watcher::Config::default());
+        let (store, writer) = reflector::store();
+        let nodes = reflector(
+            writer,
+            crate::node_cache::watch(this.nodes.clone(), watcher::Config::default()),
+        )
+        .applied_objects();
+        let controller = Controller::for_stream(nodes, store);
         let store = controller.store();
         controller
             .run(

@@ -17,7 +17,7 @@ use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, Store, reflector};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
@@ -350,11 +350,10 @@ impl<P: Provider> ServiceController<P> {
         let (node_store, node_writer) = reflector::store::<Node>();
         let node_events = reflector(
             node_writer,
-            watcher(
+            crate::node_cache::watch(
                 Api::<Node>::all(self.client.clone()),
                 watcher::Config::default(),
-            )
-            .default_backoff(),
+            ),
         );
         let (retrigger, retriggered) = mpsc::unbounded();
         let locker = self
