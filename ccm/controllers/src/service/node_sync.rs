@@ -7,18 +7,33 @@ use std::time::Instant;
 
 use ccm_cloud::{LoadBalancer, Provider};
 use ccm_names::events as reason;
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::api::core::v1::{Node, Service};
 use kube::runtime::reflector::Store;
 use kube::runtime::watcher;
 
 use super::controller::{Context, key_of};
 use super::error::SyncError;
-use super::predicates::{has_finalizer, node_names, stable_nodes, wants_load_balancer};
+use super::predicates::{
+    has_finalizer, node_names, stable_node_names, stable_nodes, wants_load_balancer,
+};
 use crate::node::event::EventType;
 
 /// Node names shown in `UpdateLoadBalancerFailed` (upstream `maxNodeNamesToLog`).
 const MAX_NODE_NAMES_TO_LOG: usize = 20;
+
+/// Whether a node watch event may change the stable node set: not the initial list (wait for
+/// all of it: `InitDone` counts), not a failed watch (logged).
+fn is_change(event: &Result<watcher::Event<Node>, watcher::Error>) -> bool {
+    match event {
+        Err(error) => {
+            tracing::warn!(%error, "node watch failed");
+            false
+        }
+        Ok(watcher::Event::Init | watcher::Event::InitApply(_)) => false,
+        Ok(_) => true,
+    }
+}
 
 /// Upstream's `loggableNodeNames` as Go's `%v` prints it: `[a b c]`, at most 20 sorted names
 /// then `<N more>`.
@@ -40,23 +55,35 @@ impl<P: Provider> Context<P> {
         let mut events = std::pin::pin!(events);
         let mut ticker = tokio::time::interval(self.config.node_sync_period);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_names: Option<BTreeSet<String>> = None;
         loop {
-            tokio::select! {
-                _ = ticker.tick() => {}
-                event = events.next() => match event {
-                    None => return,
-                    Some(Err(error)) => {
-                        tracing::warn!(%error, "node watch failed");
+            let ticked = tokio::select! {
+                _ = ticker.tick() => true,
+                event = events.next() => {
+                    let Some(event) = event else { return };
+                    // A burst of node events (a thousand nodes initialised) makes one sync.
+                    let mut changed = is_change(&event);
+                    while let Some(next) = events.next().now_or_never() {
+                        let Some(event) = next else { return };
+                        changed |= is_change(&event);
+                    }
+                    if !changed {
                         continue;
                     }
-                    // Wait for the whole initial list before comparing sets.
-                    Some(Ok(watcher::Event::Init | watcher::Event::InitApply(_))) => continue,
-                    Some(Ok(_)) => {}
-                },
+                    false
+                }
+            };
+            if services.wait_until_ready().await.is_err() {
+                continue;
             }
-            if services.wait_until_ready().await.is_ok() {
-                self.sync_nodes(&services).await;
+            let names = stable_node_names(self.nodes.state().iter().map(AsRef::as_ref));
+            if !ticked && last_names.as_ref() == Some(&names) {
+                // Nodes changed but not the stable set: nothing for the provider (the periodic
+                // sync still compares every Service's hosts).
+                continue;
             }
+            last_names = Some(names);
+            self.sync_nodes(&services).await;
         }
     }
 

@@ -93,6 +93,16 @@ pub fn stable_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<Node> 
     stable
 }
 
+/// Names of the stable node set, read without copying a Node: what node sync compares on each
+/// node event before it does any work.
+pub fn stable_node_names<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> BTreeSet<String> {
+    nodes
+        .into_iter()
+        .filter(|n| in_stable_set(n))
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
+}
+
 /// Names of a node list, the identity node sync compares.
 pub fn node_names(nodes: &[Node]) -> BTreeSet<String> {
     nodes
@@ -211,6 +221,24 @@ mod tests {
         let mut deleting = ok;
         deleting["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
         assert!(!in_stable_set(&node(deleting)));
+    }
+
+    #[test]
+    fn stable_names_are_the_names_of_the_stable_nodes() {
+        let nodes: Vec<Node> = [
+            json!({"metadata": {"name": "b"}, "spec": {"providerID": "memory:///b"}}),
+            json!({"metadata": {"name": "a"}, "spec": {"providerID": "memory:///a"}}),
+            json!({"metadata": {"name": "uninitialised"}}),
+            json!({"metadata": {"name": "excluded",
+                "labels": {EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS: ""}},
+                "spec": {"providerID": "memory:///e"}}),
+        ]
+        .into_iter()
+        .map(node)
+        .collect();
+        let names = stable_node_names(&nodes);
+        assert_eq!(names, node_names(&stable_nodes(&nodes)));
+        assert_eq!(names, BTreeSet::from(["a".to_owned(), "b".to_owned()]));
     }
 
     #[test]
