@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fake_process::{ApiServer, FakeAzure, example, has_ingress, load_balancer_service, tcp_port};
+use fake_process::{
+    ApiServer, FakeAzure, example, has_ingress, load_balancer_service, tcp_port, with_app,
+};
 use futures::{StreamExt, TryStreamExt, stream};
 use k8s_openapi::api::core::v1::{
     ContainerImage, Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus, NodeSystemInfo,
@@ -91,17 +93,8 @@ impl Network {
 }
 
 /// The topology with one more app (client secret) the CCM signs in as.
-fn with_app(topology: &Path, dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(topology).expect("topology");
-    let app = format!("  - name: ccm-scale\n    clientId: {APP_ID}\n    secret: {APP_SECRET}\n");
-    let text = if text.lines().any(|l| l == "apps:") {
-        text.replacen("apps:\n", &format!("apps:\n{app}"), 1)
-    } else {
-        format!("{text}\napps:\n{app}")
-    };
-    let path = dir.join(topology.file_name().expect("file name"));
-    std::fs::write(&path, text).expect("write topology");
-    path
+fn with_ccm_app(topology: &Path, dir: &Path) -> PathBuf {
+    with_app(topology, dir, "ccm-scale", APP_ID, APP_SECRET)
 }
 
 /// Five uniform zonal scale sets of 1000 instances, each in its own /16.
@@ -381,7 +374,7 @@ fn start_fake(topology: &Path) -> FakeAzure {
 }
 
 async fn run_ccm(case: &Case, dir: &Path) {
-    let topology = with_app(&case.topology, dir);
+    let topology = with_ccm_app(&case.topology, dir);
     let network = Network::read(&topology);
     let fake = start_fake(&topology);
     let api = ApiServer::start();
@@ -500,7 +493,7 @@ async fn run_ccm(case: &Case, dir: &Path) {
 }
 
 async fn run_cnm(dir: &Path) {
-    let topology = with_app(&example("small.yaml"), dir);
+    let topology = with_ccm_app(&example("small.yaml"), dir);
     let fake = start_fake(&topology);
     let api = ApiServer::start();
     let (node, imds) = fake

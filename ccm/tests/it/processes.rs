@@ -4,7 +4,7 @@ use std::process::Command;
 
 pub use fake_process::{
     ApiServer, FakeAzure, LoggedProcess, agent_nodes, example, has_ingress, ingress_ip,
-    load_balancer_service, small_azure_json, small_cluster, tcp_port,
+    load_balancer_service, small_azure_json, small_cluster, tcp_port, with_app,
 };
 use k8s_openapi::api::core::v1::{Node, NodeSpec, Taint};
 use kube::api::ObjectMeta;

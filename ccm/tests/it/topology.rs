@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::processes::{FakeAzure, example};
+use crate::processes::{FakeAzure, example, with_app};
 
 /// Client id of the client-secret app added to every topology (mixed.yaml has only a
 /// workload-identity app).
@@ -113,16 +113,14 @@ impl Cloud {
     /// Starts the fake on `fakes/examples/<name>` (plus a client-secret app) with `extra` flags.
     pub async fn start(name: &str, extra: &[&str]) -> Cloud {
         let dir = tempfile::tempdir().expect("tempdir");
-        let text = std::fs::read_to_string(example(name)).expect("topology");
-        let app =
-            format!("  - name: ccm-e2e\n    clientId: {APP_CLIENT_ID}\n    secret: {APP_SECRET}\n");
-        let text = if text.lines().any(|l| l == "apps:") {
-            text.replacen("apps:\n", &format!("apps:\n{app}"), 1)
-        } else {
-            format!("{text}\napps:\n{app}")
-        };
-        let topology = dir.path().join(name);
-        std::fs::write(&topology, &text).expect("write topology");
+        let topology = with_app(
+            &example(name),
+            dir.path(),
+            "ccm-e2e",
+            APP_CLIENT_ID,
+            APP_SECRET,
+        );
+        let text = std::fs::read_to_string(&topology).expect("topology");
         let fake = FakeAzure::start(&topology, extra);
         let (_, info) = fake.admin(Method::GET, "/admin/info", None).await;
         let location = info["location"].as_str().expect("location").to_lowercase();

@@ -16,6 +16,7 @@ mod lease_history;
 mod logged;
 mod services;
 mod small;
+mod topology_apps;
 mod wait;
 
 pub use journal::{ArmWrite, arm_writes, writes_by, writes_out_of_turn};
@@ -23,6 +24,7 @@ pub use lease_history::{LeaseHistory, LeaseRecord, Tenure, lease_holder, overlap
 pub use logged::LoggedProcess;
 pub use services::{has_ingress, ingress_ip, load_balancer_service, tcp_port};
 pub use small::{agent_nodes, small_azure_json, small_cluster};
+pub use topology_apps::with_app;
 pub use wait::wait_for;
 
 /// An example topology under `fakes/examples/`.

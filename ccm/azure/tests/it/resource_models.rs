@@ -30,19 +30,7 @@ pub(crate) fn with_reader_app_file(
     file: &std::path::Path,
     dir: &std::path::Path,
 ) -> std::path::PathBuf {
-    let name = file.file_name().expect("topology file name");
-    let text = std::fs::read_to_string(file).expect("topology");
-    let app = format!(
-        "  - name: models-reader\n    clientId: {READER_CLIENT_ID}\n    secret: {READER_SECRET}\n"
-    );
-    let text = if text.lines().any(|l| l == "apps:") {
-        text.replacen("apps:\n", &format!("apps:\n{app}"), 1)
-    } else {
-        format!("{text}\napps:\n{app}")
-    };
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write topology");
-    path
+    fake_process::with_app(file, dir, "models-reader", READER_CLIENT_ID, READER_SECRET)
 }
 
 /// ARM reader: a token from the fake's Entra ID, then GETs.
