@@ -16,6 +16,7 @@ pub mod imds_provider;
 pub mod kube_client;
 pub mod kube_rate_limit;
 pub mod logging;
+pub mod process_main;
 pub mod process_metrics;
 pub mod serving_cert;
 

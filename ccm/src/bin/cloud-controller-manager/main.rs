@@ -49,22 +49,5 @@ fn main() -> std::process::ExitCode {
     };
     azure_ccm::logging::init(flags.log_format, flags.verbosity);
     not_implemented::log(&flags, &matches);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("cloud-controller-manager: cannot start the async runtime: {error}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run::run(flags)) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("cloud-controller-manager: {error:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    azure_ccm::process_main::run_to_exit("cloud-controller-manager", run::run(flags))
 }

@@ -31,22 +31,5 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     let flags = flags::Flags::parse();
     run::init_logging(&flags);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("cloud-node-manager: cannot start the async runtime: {error}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run::run(flags)) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("cloud-node-manager: {error:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    azure_ccm::process_main::run_to_exit("cloud-node-manager", run::run(flags))
 }
