@@ -4,5 +4,8 @@
 pub mod cluster;
 pub mod intree;
 pub mod kube_controller_manager;
+pub mod outcome;
+pub mod record;
+pub mod roster;
 pub mod scenario;
 pub mod supervisor;

@@ -1,0 +1,144 @@
+//! Which manager processes run during a parity run, what cloud loops each is configured for and
+//! which Lease governs each loop: the switch registers them, the sampler copies the roster into
+//! every sample, and `single-writer` decides from it (with the Lease holders and the ARM journal)
+//! whether two managers ever ran the same cloud loop.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::Component;
+use crate::record::now_ms;
+
+/// The kind of manager a process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ManagerKind {
+    /// The in-tree kube-controller-manager (the harness's stand-in process).
+    KubeControllerManager,
+    /// The out-of-tree cloud-controller-manager under test.
+    CloudControllerManager,
+    /// A cloud-node-manager (one per node).
+    CloudNodeManager,
+}
+
+impl ManagerKind {
+    /// The Entra app component whose client id marks this manager's ARM calls in the journal.
+    pub fn component(self) -> Component {
+        match self {
+            ManagerKind::KubeControllerManager => Component::InTree,
+            ManagerKind::CloudControllerManager => Component::CloudControllerManager,
+            ManagerKind::CloudNodeManager => Component::CloudNodeManager,
+        }
+    }
+}
+
+/// One supervised manager process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedProcess {
+    /// Supervisor name (`kube-controller-manager-0`, `cloud-controller-manager-1`,
+    /// `cloud-node-manager-node-0`); also its log file's stem.
+    pub name: String,
+    /// Kind of manager.
+    pub kind: ManagerKind,
+    /// Cloud loops it is configured to run (canonical controller names of `ccm_names::controllers`),
+    /// each with the Lease (`kube-system/<name>`) that must be held for it to run; a loop with no
+    /// lease (`""`) runs whenever the process does (leader election off, or the cloud-node-manager).
+    pub cloud_loops: BTreeMap<String, String>,
+    /// Start, Unix epoch milliseconds.
+    pub started_ms: i64,
+    /// Stop or kill time; `None` while it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_ms: Option<i64>,
+    /// Leader-election identity when known (the process's log names it), else `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
+}
+
+impl ManagedProcess {
+    /// True when the process was running at `at_ms`.
+    pub fn alive_at(&self, at_ms: i64) -> bool {
+        self.started_ms <= at_ms && self.stopped_ms.is_none_or(|stop| at_ms < stop)
+    }
+}
+
+/// The processes of one run, shared by the switch (writer) and the sampler (reader).
+#[derive(Debug, Clone, Default)]
+pub struct Roster {
+    processes: Arc<Mutex<Vec<ManagedProcess>>>,
+}
+
+impl Roster {
+    /// An empty roster.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a process that has just started.
+    pub fn started(&self, process: ManagedProcess) {
+        if let Ok(mut list) = self.processes.lock() {
+            list.push(process);
+        }
+    }
+
+    /// Marks the running process called `name` stopped now.
+    pub fn stopped(&self, name: &str) {
+        let now = now_ms();
+        if let Ok(mut list) = self.processes.lock() {
+            for p in list
+                .iter_mut()
+                .filter(|p| p.name == name && p.stopped_ms.is_none())
+            {
+                p.stopped_ms = Some(now);
+            }
+        }
+    }
+
+    /// Records the leader-election identity of the running process called `name`.
+    pub fn set_identity(&self, name: &str, identity: &str) {
+        if let Ok(mut list) = self.processes.lock() {
+            for p in list
+                .iter_mut()
+                .filter(|p| p.name == name && p.stopped_ms.is_none())
+            {
+                p.identity = Some(identity.to_owned());
+            }
+        }
+    }
+
+    /// Every process so far (a restarted process appears once per run of it).
+    pub fn processes(&self) -> Vec<ManagedProcess> {
+        self.processes.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_process_is_alive_only_inside_its_window() {
+        let roster = Roster::new();
+        roster.started(ManagedProcess {
+            name: "kube-controller-manager-0".into(),
+            kind: ManagerKind::KubeControllerManager,
+            cloud_loops: BTreeMap::from([(
+                "service-lb-controller".into(),
+                "kube-controller-manager".into(),
+            )]),
+            started_ms: 100,
+            stopped_ms: None,
+            identity: None,
+        });
+        roster.set_identity("kube-controller-manager-0", "host_abc");
+        roster.stopped("kube-controller-manager-0");
+        let p = &roster.processes()[0];
+        assert!(p.alive_at(100));
+        assert!(!p.alive_at(99));
+        assert!(!p.alive_at(p.stopped_ms.unwrap()));
+        assert_eq!(p.identity.as_deref(), Some("host_abc"));
+        assert_eq!(p.kind.component(), Component::InTree);
+    }
+}
