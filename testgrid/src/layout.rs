@@ -76,6 +76,27 @@ impl BuildLayout {
         Ok(Self { job_dir, id, dir })
     }
 
+    /// Writes into the directory `dir` itself, creating it if needed and keeping what is already
+    /// there (a run's own artifacts directory). The build id is the directory's name and the job
+    /// its parent's; nothing is written outside `dir` (see [`BuildLayout::write_finished`]).
+    pub fn open(dir: &Path) -> Result<Self, LayoutError> {
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let id = BuildId::new(id)?;
+        std::fs::create_dir_all(dir).map_err(|source| io_err(dir, source))?;
+        let job_dir = dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(Self {
+            job_dir,
+            id,
+            dir: dir.to_path_buf(),
+        })
+    }
+
     /// Creates the next build of `job`, with an id greater than every id already there.
     pub fn next(prefix: &Path, job: &str, scheme: IdScheme) -> Result<Self, LayoutError> {
         let mut generator = BuildIdGenerator::resume(scheme, &prefix.join(job))?;
@@ -114,6 +135,13 @@ impl BuildLayout {
     /// Writes `build-log.txt` (the run's console log; for people, not read by TestGrid).
     pub fn write_build_log(&self, log: &str) -> Result<(), LayoutError> {
         write_atomic(&self.dir.join("build-log.txt"), log.as_bytes())
+    }
+
+    /// Writes `finished.json` only (last: it completes the column), leaving the job directory's
+    /// `latest-build.txt` alone, for a build written where its parent is not a job directory
+    /// (publishing copies it into one and updates the pointer there).
+    pub fn write_finished(&self, finished: &Finished) -> Result<(), LayoutError> {
+        write_json(&self.dir.join("finished.json"), finished)
     }
 
     /// Writes `finished.json` last, then points `latest-build.txt` at this build unless a newer
@@ -212,6 +240,29 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn open_writes_into_an_existing_directory_and_nowhere_else() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("artifacts-run");
+        std::fs::create_dir_all(dir.join("01-cold")).unwrap();
+        std::fs::write(dir.join("01-cold/kcm.log"), "log").unwrap();
+        let b = BuildLayout::open(&dir).unwrap();
+        assert_eq!(b.id().as_str(), "artifacts-run");
+        b.write_started(&Started::at(1_767_225_600)).unwrap();
+        b.write_finished(&Finished::new(1_767_225_700, JobResult::Success))
+            .unwrap();
+        assert!(dir.join("01-cold/kcm.log").is_file());
+        assert!(dir.join("started.json").is_file());
+        assert!(dir.join("finished.json").is_file());
+        assert!(!root.path().join(LATEST_BUILD).exists());
+        let fresh = BuildLayout::open(&root.path().join("new/1767225600")).unwrap();
+        assert!(fresh.dir().is_dir());
+        assert!(matches!(
+            BuildLayout::open(&root.path().join("has space")),
+            Err(LayoutError::BuildId(_))
+        ));
     }
 
     #[test]

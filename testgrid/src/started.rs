@@ -29,6 +29,10 @@ pub struct Started {
         skip_serializing_if = "Option::is_none"
     )]
     pub repo_version: Option<String>,
+    /// What the run is about, for readers of a build still running (Deck, Spyglass, people):
+    /// TestGrid takes its headers from `finished.json`'s metadata, so write the keys there too.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
 }
 
 impl Started {
@@ -40,6 +44,33 @@ impl Started {
             repos: BTreeMap::new(),
             repo_commit: None,
             repo_version: None,
+            metadata: BTreeMap::new(),
         }
+    }
+
+    /// Adds a string metadata key.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.metadata
+            .insert(key.into(), serde_json::Value::String(value.into()));
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_is_written_only_when_set() {
+        let bare = serde_json::to_string(&Started::at(1_767_225_600)).unwrap();
+        assert_eq!(bare, r#"{"timestamp":1767225600}"#);
+        let with = Started::at(1).with_metadata("provider", "embedded");
+        assert_eq!(
+            serde_json::to_string(&with).unwrap(),
+            r#"{"timestamp":1,"metadata":{"provider":"embedded"}}"#
+        );
+        let back: Started =
+            serde_json::from_str(r#"{"timestamp":1,"metadata":{"provider":"embedded"}}"#).unwrap();
+        assert_eq!(back, with);
     }
 }
