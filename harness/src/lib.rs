@@ -6,6 +6,7 @@ pub mod intree;
 pub mod kube_controller_manager;
 pub mod outcome;
 pub mod record;
+pub mod report;
 pub mod roster;
 pub mod scenario;
 pub mod supervisor;
