@@ -80,16 +80,18 @@ impl BuildLayout {
     /// there (a run's own artifacts directory). The build id is the directory's name and the job
     /// its parent's; nothing is written outside `dir` (see [`BuildLayout::write_finished`]).
     pub fn open(dir: &Path) -> Result<Self, LayoutError> {
-        let id = dir
+        std::fs::create_dir_all(dir).map_err(|source| io_err(dir, source))?;
+        // `.` or `out/..` name the directory only once resolved.
+        let resolved = dir.canonicalize().map_err(|source| io_err(dir, source))?;
+        let id = resolved
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let id = BuildId::new(id)?;
-        std::fs::create_dir_all(dir).map_err(|source| io_err(dir, source))?;
-        let job_dir = dir
+        let job_dir = resolved
             .parent()
             .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
+            .unwrap_or_else(|| PathBuf::from("/"));
         Ok(Self {
             job_dir,
             id,
@@ -259,6 +261,8 @@ mod tests {
         assert!(!root.path().join(LATEST_BUILD).exists());
         let fresh = BuildLayout::open(&root.path().join("new/1767225600")).unwrap();
         assert!(fresh.dir().is_dir());
+        let dotted = BuildLayout::open(&root.path().join("new/1767225600/x/..")).unwrap();
+        assert_eq!(dotted.id().as_str(), "1767225600");
         assert!(matches!(
             BuildLayout::open(&root.path().join("has space")),
             Err(LayoutError::BuildId(_))
