@@ -1,7 +1,8 @@
 //! What a `harness run` leaves behind for people and for TestGrid: one TestGrid build directory
 //! (`started.json`, `finished.json`, `artifacts/junit_01.xml`, written through the `testgrid`
 //! crate), a self-contained HTML page (`artifacts/report.html`), the terminal summary table and the
-//! progress display. Every report is drawn from the same `&[ScenarioOutcome]`.
+//! progress display. Every report is drawn from the same `&[ScenarioOutcome]`, in the order given
+//! (TestGrid sorts its rows itself; the page and the table keep the caller's order).
 //!
 //! How a scenario becomes TestGrid rows (row name = `<testsuite>.<testcase>`, GoogleCloudPlatform/
 //! testgrid `metadata/junit/junit.go`, shared/reference/testgrid.md §2.2):
