@@ -8,4 +8,5 @@ pub mod outcome;
 pub mod record;
 pub mod roster;
 pub mod scenario;
+pub mod snapshot;
 pub mod supervisor;
