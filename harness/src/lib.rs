@@ -1,6 +1,7 @@
 //! The parity suite as a library: what `harness` runs (modules per DESIGN.md's harness layout),
 //! so the binary stays a thin command line and integration tests reach each piece.
 
+pub mod checks;
 pub mod cluster;
 pub mod intree;
 pub mod kube_controller_manager;
