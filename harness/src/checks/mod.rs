@@ -38,7 +38,7 @@ mod taints_cleared;
 mod time_to_ingress;
 
 #[cfg(test)]
-mod builders;
+pub(crate) mod builders;
 
 use crate::outcome::{CheckResult, Verdict};
 use crate::record::Mark;

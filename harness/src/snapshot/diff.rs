@@ -341,8 +341,13 @@ fn tag_key(key: &str) -> Option<&'static str> {
 
 /// Classifies every ARM difference from `before` to `after` against `allow`.
 pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
-    let old = items(&before.arm);
-    let new = items(&after.arm);
+    let sorted = |arm: &ArmResources| {
+        let mut arm = arm.clone();
+        arm.sort();
+        arm
+    };
+    let old = items(&sorted(&before.arm));
+    let new = items(&sorted(&after.arm));
     let keys = |s: &Snapshot| -> Vec<(String, String, String)> {
         s.services
             .iter()

@@ -99,3 +99,6 @@ impl Snapshot {
         self.leases.iter().find(|l| l.name == name)
     }
 }
+
+#[cfg(test)]
+mod diff_tests;
