@@ -8,5 +8,6 @@ mod manifests_cli;
 mod run;
 mod scenario_cli;
 mod scratch;
+mod snapshot;
 mod supervisor;
 mod testgrid_cli;
