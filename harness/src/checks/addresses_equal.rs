@@ -17,7 +17,10 @@ fn show(list: &[AddressState]) -> String {
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };

@@ -8,27 +8,43 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::{CheckInputs, Intent, budgeted};
 use crate::outcome::{CheckResult, Verdict};
-use crate::scenario::{Budget, CheckName, DEFAULT_ARM_CALLS_PER_NODE, DEFAULT_ARM_CALLS_PER_SERVICE};
+use crate::scenario::{
+    Budget, CheckName, DEFAULT_ARM_CALLS_PER_NODE, DEFAULT_ARM_CALLS_PER_SERVICE,
+};
 use crate::snapshot::JournalEntry;
 
 const CHECK: CheckName = CheckName::ArmCallBudget;
 
 /// Journal time as Unix epoch milliseconds.
 pub(crate) fn entry_ms(entry: &JournalEntry) -> Option<i64> {
-    Timestamp::from_str(&entry.time).ok().map(|t| t.as_millisecond())
+    Timestamp::from_str(&entry.time)
+        .ok()
+        .map(|t| t.as_millisecond())
 }
 
 /// True for calls on a Service's resources (LB, PIP, NSG, PLS); the rest are per node.
 fn per_service(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
-    ["/loadbalancers", "/publicipaddresses", "/networksecuritygroups", "/privatelinkservices"]
-        .iter()
-        .any(|k| p.contains(k))
+    [
+        "/loadbalancers",
+        "/publicipaddresses",
+        "/networksecuritygroups",
+        "/privatelinkservices",
+    ]
+    .iter()
+    .any(|k| p.contains(k))
 }
 
-pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent, budget: Option<&Budget>) -> CheckResult {
+pub(super) fn check(
+    inputs: &CheckInputs<'_>,
+    intent: &Intent,
+    budget: Option<&Budget>,
+) -> CheckResult {
     let (node_budget, service_budget) = match budget {
-        Some(Budget::ArmCalls { per_node, per_service }) => (*per_node, *per_service),
+        Some(Budget::ArmCalls {
+            per_node,
+            per_service,
+        }) => (*per_node, *per_service),
         _ => (DEFAULT_ARM_CALLS_PER_NODE, DEFAULT_ARM_CALLS_PER_SERVICE),
     };
     let Some((start, end)) = intent.switch_window() else {
@@ -102,13 +118,34 @@ mod tests {
         let mut run = Run::healthy();
         run.marks = vec![
             mark(1_000, MarkKind::SwitchStarted),
-            mark(2_000, MarkKind::PhaseEnded { phase: "during".into(), settled: true }),
+            mark(
+                2_000,
+                MarkKind::PhaseEnded {
+                    phase: "during".into(),
+                    settled: true,
+                },
+            ),
         ];
-        let mut journal = vec![call(1, 500, "GET", "/x/Microsoft.Compute/virtualMachines/node-0")];
+        let mut journal = vec![call(
+            1,
+            500,
+            "GET",
+            "/x/Microsoft.Compute/virtualMachines/node-0",
+        )];
         for i in 0..30 {
-            journal.push(call(2 + i, 1_500, "GET", "/x/Microsoft.Compute/virtualMachines/node-0"));
+            journal.push(call(
+                2 + i,
+                1_500,
+                "GET",
+                "/x/Microsoft.Compute/virtualMachines/node-0",
+            ));
         }
-        journal.push(call(40, 1_600, "PUT", "/x/Microsoft.Network/loadBalancers/k8s"));
+        journal.push(call(
+            40,
+            1_600,
+            "PUT",
+            "/x/Microsoft.Network/loadBalancers/k8s",
+        ));
         run.final_.as_mut().unwrap().journal = journal;
         insta::assert_snapshot!(shown(&run.check(CHECK)));
         run.final_.as_mut().unwrap().journal.truncate(5);

@@ -23,15 +23,24 @@ pub fn node(name: &str, ip: &str) -> NodeState {
         labels: BTreeMap::from([
             (ccm_names::labels::TOPOLOGY_REGION.into(), "eastus".into()),
             (ccm_names::labels::TOPOLOGY_ZONE.into(), "eastus-1".into()),
-            (ccm_names::labels::INSTANCE_TYPE.into(), "Standard_D2s_v3".into()),
+            (
+                ccm_names::labels::INSTANCE_TYPE.into(),
+                "Standard_D2s_v3".into(),
+            ),
             ("kubernetes.io/hostname".into(), name.into()),
         ]),
         annotations: BTreeMap::new(),
         taints: vec![],
         pod_cidrs: vec![],
         addresses: vec![
-            AddressState { type_: "InternalIP".into(), address: ip.into() },
-            AddressState { type_: "Hostname".into(), address: name.into() },
+            AddressState {
+                type_: "InternalIP".into(),
+                address: ip.into(),
+            },
+            AddressState {
+                type_: "Hostname".into(),
+                address: name.into(),
+            },
         ],
         conditions: vec![ConditionState {
             type_: "Ready".into(),
@@ -89,7 +98,10 @@ pub fn arm_for(nodes: &[NodeState], services: &[ServiceState]) -> ArmResources {
     };
     for n in nodes {
         arm.ip_configurations.push(IpConfiguration {
-            id: format!("{SUB}/microsoft.network/networkinterfaces/{}-nic/ipconfigurations/ipconfig1", n.name),
+            id: format!(
+                "{SUB}/microsoft.network/networkinterfaces/{}-nic/ipconfigurations/ipconfig1",
+                n.name
+            ),
             private_ip: n.internal_ips().next().map(str::to_owned),
         });
     }
@@ -197,8 +209,8 @@ pub fn plan(extra: &str) -> ScenarioPlan {
         "name: t\ntopology: {{file: fakes/examples/small.yaml}}\nkubernetesVersion: \"1.29\"\n\
          clusterName: k8s\nswitch:\n  procedure: cold\n{extra}"
     );
-    let scenario = crate::scenario::load_str(&text, "t.yaml", Some(&root))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let scenario =
+        crate::scenario::load_str(&text, "t.yaml", Some(&root)).unwrap_or_else(|e| panic!("{e}"));
     crate::scenario::plan(&scenario)
 }
 
@@ -220,7 +232,11 @@ impl Run {
         let s = snapshot(
             "baseline",
             vec![node("node-0", "10.0.0.4"), node("node-1", "10.0.0.5")],
-            vec![service("web", "1a2b3c4d-0000-0000-0000-000000000001", "20.1.2.3")],
+            vec![service(
+                "web",
+                "1a2b3c4d-0000-0000-0000-000000000001",
+                "20.1.2.3",
+            )],
         );
         Run::same(s)
     }
@@ -245,7 +261,10 @@ impl Run {
 
     /// Applies `f` to switched and final.
     pub fn after(mut self, f: impl Fn(&mut Snapshot)) -> Run {
-        for s in [self.switched.as_mut(), self.final_.as_mut()].into_iter().flatten() {
+        for s in [self.switched.as_mut(), self.final_.as_mut()]
+            .into_iter()
+            .flatten()
+        {
             f(s);
             s.sort();
         }

@@ -8,9 +8,16 @@ use crate::scenario::{Budget, CheckName, DEFAULT_DOWNTIME};
 
 const CHECK: CheckName = CheckName::Downtime;
 
-pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent, budget: Option<&Budget>) -> CheckResult {
+pub(super) fn check(
+    inputs: &CheckInputs<'_>,
+    intent: &Intent,
+    budget: Option<&Budget>,
+) -> CheckResult {
     let limit = duration_budget(budget, DEFAULT_DOWNTIME);
-    let (base, last) = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let (base, last) = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => (s[0], s[1]),
         Err(e) => return e,
     };
@@ -24,7 +31,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent, budget: Option<&B
         .filter(|k| last.service(k).is_some() && !intent.service_deleted(k))
         .collect();
     if services.is_empty() {
-        return CheckResult::new(CHECK, Verdict::Skipped, "no Service existed through the switch");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Skipped,
+            "no Service existed through the switch",
+        );
     }
     let mut worst: Vec<(u64, String)> = Vec::new();
     for key in &services {
@@ -113,9 +124,16 @@ mod tests {
     fn the_longest_bad_run_counts() {
         let mut run = Run::healthy();
         run.plan = plan("budgets:\n  downtime: 1s\n");
-        run.samples = vec![sample(0, true, 2), sample(250, false, 0), sample(750, true, 2)];
+        run.samples = vec![
+            sample(0, true, 2),
+            sample(250, false, 0),
+            sample(750, true, 2),
+        ];
         let r = run.check(CHECK);
-        assert_eq!((r.verdict, r.measured.as_deref()), (Verdict::Pass, Some("max 0.5s")));
+        assert_eq!(
+            (r.verdict, r.measured.as_deref()),
+            (Verdict::Pass, Some("max 0.5s"))
+        );
         run.samples = vec![
             sample(0, true, 2),
             sample(250, true, 0),

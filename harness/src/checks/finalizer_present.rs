@@ -8,14 +8,21 @@ use crate::scenario::CheckName;
 const CHECK: CheckName = CheckName::FinalizerPresent;
 
 pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
-    if let Err(e) = require(CHECK, &[("switched", inputs.switched), ("final", inputs.final_)]) {
+    if let Err(e) = require(
+        CHECK,
+        &[("switched", inputs.switched), ("final", inputs.final_)],
+    ) {
         return e;
     }
     let finalizer = ccm_names::finalizers::LOAD_BALANCER_CLEANUP;
     let mut offenders = Vec::new();
     let mut count = 0;
     for (label, snap) in inputs.later() {
-        for service in snap.services.iter().filter(|s| s.deletion_timestamp.is_none()) {
+        for service in snap
+            .services
+            .iter()
+            .filter(|s| s.deletion_timestamp.is_none())
+        {
             count += 1;
             if !service.finalizers.iter().any(|f| f == finalizer) {
                 offenders.push(format!(

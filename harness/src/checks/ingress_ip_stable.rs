@@ -22,7 +22,10 @@ fn pip_story(before: &Snapshot, after: &Snapshot, old: &[String], new: &[String]
             } else {
                 "is gone"
             };
-            format!("; PIP {} was recreated as {} (the old one {fate})", o.name, n.name)
+            format!(
+                "; PIP {} was recreated as {} (the old one {fate})",
+                o.name, n.name
+            )
         }
         (Some(o), None) if !after.arm.public_ips.iter().any(|p| p.id == o.id) => {
             format!("; PIP {} is gone", o.name)
@@ -40,7 +43,10 @@ fn show(list: &[String]) -> String {
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
-    let (base, last) = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let (base, last) = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => (s[0], s[1]),
         Err(e) => return e,
     };
@@ -84,7 +90,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
             }
         }
     }
-    for service in last.services.iter().filter(|s| base.service(&s.key()).is_none()) {
+    for service in last
+        .services
+        .iter()
+        .filter(|s| base.service(&s.key()).is_none())
+    {
         if service.ingress.is_empty() && service.deletion_timestamp.is_none() {
             offenders.push(format!(
                 "service {}: created during the run and still has no ingress at final",
@@ -98,7 +108,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
         format!(
             "{} Services kept their ingress; {} created later have one",
             kept.len(),
-            last.services.iter().filter(|s| base.service(&s.key()).is_none()).count()
+            last.services
+                .iter()
+                .filter(|s| base.service(&s.key()).is_none())
+                .count()
         ),
     )
 }
@@ -127,7 +140,8 @@ mod tests {
     fn a_deleted_service_is_excused_and_a_sample_flap_fails() {
         let mut run = Run::healthy().after(|s| s.services.clear());
         assert_eq!(run.check(CHECK).verdict, Verdict::Fail);
-        run.marks.push(mark(1, MarkKind::ServiceDeleted(obj("web"))));
+        run.marks
+            .push(mark(1, MarkKind::ServiceDeleted(obj("web"))));
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
 
         let mut flap = Run::healthy();
@@ -144,6 +158,9 @@ mod tests {
             lb: None,
         });
         let r = flap.check(CHECK);
-        assert_eq!(r.reason, "service default/web: ingress 20.1.2.3 showed (none) in the sample at 7 ms");
+        assert_eq!(
+            r.reason,
+            "service default/web: ingress 20.1.2.3 showed (none) in the sample at 7 ms"
+        );
     }
 }

@@ -52,7 +52,9 @@ impl Intent {
                 MarkKind::KubeletStopped { node } => {
                     intent.kubelets_stopped.insert(node.clone());
                 }
-                MarkKind::SwitchStarted => intent.switch_started = intent.switch_started.or(Some(at)),
+                MarkKind::SwitchStarted => {
+                    intent.switch_started = intent.switch_started.or(Some(at))
+                }
                 MarkKind::SwitchEnded => intent.switch_ended = Some(at),
                 MarkKind::PhaseEnded { phase, .. } if phase == "during" => {
                     intent.during_ended = Some(at);

@@ -42,9 +42,10 @@ pub(crate) fn pool_of(node: &NodeState, snap: &Snapshot) -> String {
             return format!("vmss {}", rest.split('/').next().unwrap_or(rest));
         }
     }
-    let machine = snap.arm.machines.iter().find(|m| {
-        m.computer_name.as_deref() == Some(node.name.as_str()) || m.name == node.name
-    });
+    let machine =
+        snap.arm.machines.iter().find(|m| {
+            m.computer_name.as_deref() == Some(node.name.as_str()) || m.name == node.name
+        });
     if let Some(set) = machine.and_then(|m| m.availability_set.as_ref()) {
         return format!("availability set {}", set.rsplit('/').next().unwrap_or(set));
     }
@@ -59,7 +60,10 @@ pub(crate) fn pool_of(node: &NodeState, snap: &Snapshot) -> String {
 fn zone_format(zone: &str) -> &'static str {
     if zone.chars().all(|c| c.is_ascii_digit()) {
         "fault-domain number"
-    } else if zone.rsplit_once('-').is_some_and(|(_, n)| n.chars().all(|c| c.is_ascii_digit())) {
+    } else if zone
+        .rsplit_once('-')
+        .is_some_and(|(_, n)| n.chars().all(|c| c.is_ascii_digit()))
+    {
         "<region>-<n>"
     } else {
         "other"
@@ -69,8 +73,16 @@ fn zone_format(zone: &str) -> &'static str {
 fn compare_new(node: &NodeState, reference: &NodeState, label: &str) -> Vec<String> {
     let (new, old) = (cloud_labels(node), cloud_labels(reference));
     let mut out = Vec::new();
-    let missing: Vec<&str> = old.keys().filter(|k| !new.contains_key(*k)).copied().collect();
-    let extra: Vec<&str> = new.keys().filter(|k| !old.contains_key(*k)).copied().collect();
+    let missing: Vec<&str> = old
+        .keys()
+        .filter(|k| !new.contains_key(*k))
+        .copied()
+        .collect();
+    let extra: Vec<&str> = new
+        .keys()
+        .filter(|k| !old.contains_key(*k))
+        .copied()
+        .collect();
     if !missing.is_empty() || !extra.is_empty() {
         out.push(format!(
             "new node {}: cloud labels differ from {} of its pool at {label}: missing [{}], extra [{}]",
@@ -80,34 +92,43 @@ fn compare_new(node: &NodeState, reference: &NodeState, label: &str) -> Vec<Stri
             extra.join(", ")
         ));
     }
-    for key in [ccm_names::labels::TOPOLOGY_REGION, ccm_names::labels::BETA_REGION] {
-        if let (Some(a), Some(b)) = (new.get(key), old.get(key)) {
-            if a != b {
-                out.push(format!(
-                    "new node {}: {key}={a} but {} has {b}",
-                    node.name, reference.name
-                ));
-            }
+    for key in [
+        ccm_names::labels::TOPOLOGY_REGION,
+        ccm_names::labels::BETA_REGION,
+    ] {
+        if let (Some(a), Some(b)) = (new.get(key), old.get(key))
+            && a != b
+        {
+            out.push(format!(
+                "new node {}: {key}={a} but {} has {b}",
+                node.name, reference.name
+            ));
         }
     }
-    for key in [ccm_names::labels::TOPOLOGY_ZONE, ccm_names::labels::BETA_ZONE] {
-        if let (Some(a), Some(b)) = (new.get(key), old.get(key)) {
-            if zone_format(a) != zone_format(b) {
-                out.push(format!(
-                    "new node {}: {key}={a} ({}) but {} has {b} ({})",
-                    node.name,
-                    zone_format(a),
-                    reference.name,
-                    zone_format(b)
-                ));
-            }
+    for key in [
+        ccm_names::labels::TOPOLOGY_ZONE,
+        ccm_names::labels::BETA_ZONE,
+    ] {
+        if let (Some(a), Some(b)) = (new.get(key), old.get(key))
+            && zone_format(a) != zone_format(b)
+        {
+            out.push(format!(
+                "new node {}: {key}={a} ({}) but {} has {b} ({})",
+                node.name,
+                zone_format(a),
+                reference.name,
+                zone_format(b)
+            ));
         }
     }
     out
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };
@@ -168,9 +189,14 @@ mod tests {
     fn a_lost_beta_label_fails() {
         let mut run = Run::healthy();
         for n in &mut run.baseline.as_mut().unwrap().nodes {
-            n.labels.insert(ccm_names::labels::BETA_ZONE.into(), "eastus-1".into());
+            n.labels
+                .insert(ccm_names::labels::BETA_ZONE.into(), "eastus-1".into());
         }
-        assert_eq!(run.check(CHECK).verdict, Verdict::Fail, "only baseline has it");
+        assert_eq!(
+            run.check(CHECK).verdict,
+            Verdict::Fail,
+            "only baseline has it"
+        );
         let healthy = Run::healthy();
         assert_eq!(healthy.check(CHECK).verdict, Verdict::Pass);
         insta::assert_snapshot!(shown(&run.check(CHECK)));
@@ -179,10 +205,16 @@ mod tests {
     #[test]
     fn a_new_node_is_compared_with_its_pool() {
         let same = Run::healthy().after(|s| s.nodes.push(node("node-2", "10.0.0.6")));
-        assert_eq!(same.check(CHECK).verdict, Verdict::Pass, "{:?}", same.check(CHECK));
+        assert_eq!(
+            same.check(CHECK).verdict,
+            Verdict::Pass,
+            "{:?}",
+            same.check(CHECK)
+        );
         let drift = Run::healthy().after(|s| {
             let mut n = node("node-2", "10.0.0.6");
-            n.labels.insert(ccm_names::labels::TOPOLOGY_ZONE.into(), "0".into());
+            n.labels
+                .insert(ccm_names::labels::TOPOLOGY_ZONE.into(), "0".into());
             n.labels.remove(ccm_names::labels::INSTANCE_TYPE);
             s.nodes.push(n);
         });

@@ -192,7 +192,7 @@ pub(crate) fn duration_budget(budget: Option<&Budget>, default: crate::scenario:
 
 /// `1.5s` style figure of a millisecond count.
 pub(crate) fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.1}s", ms as f64 / 1000.0)

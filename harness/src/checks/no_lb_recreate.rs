@@ -25,7 +25,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
         return CheckResult::new(
             CHECK,
             Verdict::Error,
-            format!("Kubernetes version {} is not 1.N", inputs.plan.kubernetes_version),
+            format!(
+                "Kubernetes version {} is not 1.N",
+                inputs.plan.kubernetes_version
+            ),
         );
     };
     let allow = allow_list(minor);
@@ -64,7 +67,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
             } else {
                 String::new()
             };
-            CheckResult::new(CHECK, Verdict::Fail, format!("forbidden ARM change at {first}{more}"))
+            CheckResult::new(
+                CHECK,
+                Verdict::Fail,
+                format!("forbidden ARM change at {first}{more}"),
+            )
         }
     };
     forbidden.extend(reported);

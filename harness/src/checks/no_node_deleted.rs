@@ -10,7 +10,10 @@ use crate::scenario::CheckName;
 const CHECK: CheckName = CheckName::NoNodeDeleted;
 
 pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };
@@ -70,7 +73,12 @@ mod tests {
         });
         assert_eq!(run.check(CHECK).verdict, Verdict::Fail);
         insta::assert_snapshot!(shown(&run.check(CHECK)));
-        run.marks.push(mark(5, MarkKind::VmDeleted { node: "node-1".into() }));
+        run.marks.push(mark(
+            5,
+            MarkKind::VmDeleted {
+                node: "node-1".into(),
+            },
+        ));
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
     }
 }

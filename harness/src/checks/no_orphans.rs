@@ -17,10 +17,15 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
         Err(e) => return e,
     };
     let end = inputs.rollback.unwrap_or(last);
-    let earlier: Vec<_> = [inputs.baseline, inputs.switched, inputs.final_, inputs.rollback]
-        .into_iter()
-        .flatten()
-        .collect();
+    let earlier: Vec<_> = [
+        inputs.baseline,
+        inputs.switched,
+        inputs.final_,
+        inputs.rollback,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let live: BTreeSet<String> = end.services.iter().map(|s| s.key()).collect();
     let deleted: Vec<(String, String, Vec<String>)> = {
         let mut seen = BTreeSet::new();
@@ -48,13 +53,17 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
             ccm_names::resource_tags::SERVICE,
             ccm_names::resource_tags::LEGACY_SERVICE,
         ] {
-            let Some(value) = pip.tags.get(tag) else { continue };
+            let Some(value) = pip.tags.get(tag) else {
+                continue;
+            };
             let gone: Vec<&str> = value
                 .split(',')
                 .map(str::trim)
                 .filter(|k| !k.is_empty() && !live.contains(*k))
                 .collect();
-            if !gone.is_empty() && gone.len() == value.split(',').filter(|k| !k.trim().is_empty()).count() {
+            if !gone.is_empty()
+                && gone.len() == value.split(',').filter(|k| !k.trim().is_empty()).count()
+            {
                 offenders.push(format!(
                     "PIP {} ({}) is still tagged {tag}={value} for deleted Service {}",
                     pip.name,
@@ -82,7 +91,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     }
     for nsg in &end.arm.security_groups {
         for rule in &nsg.rules {
-            for ip in rule.destinations.iter().filter(|d| released.contains(d.as_str())) {
+            for ip in rule
+                .destinations
+                .iter()
+                .filter(|d| released.contains(d.as_str()))
+            {
                 offenders.push(format!(
                     "NSG {}: rule {} still allows released IP {ip}",
                     nsg.name, rule.name
@@ -132,7 +145,12 @@ mod tests {
             s.services.clear();
             s.arm = arm_without.clone();
         });
-        assert_eq!(clean.check(CHECK).verdict, Verdict::Pass, "{:?}", clean.check(CHECK));
+        assert_eq!(
+            clean.check(CHECK).verdict,
+            Verdict::Pass,
+            "{:?}",
+            clean.check(CHECK)
+        );
         let leaky = Run::healthy().after(|s| s.services.clear());
         insta::assert_snapshot!(shown(&leaky.check(CHECK)));
     }

@@ -17,13 +17,13 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     let mut offenders = Vec::new();
     for (label, snap) in inputs.later() {
         for node in &snap.nodes {
-            if let Some(before) = base.node(&node.name) {
-                if before.uid != node.uid {
-                    offenders.push(format!(
+            if let Some(before) = base.node(&node.name)
+                && before.uid != node.uid
+            {
+                offenders.push(format!(
                         "node {}: uid {} became {} at {label} (the Node was deleted and registered again)",
                         node.name, before.uid, node.uid
                     ));
-                }
             }
         }
     }
@@ -41,7 +41,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
                     "node {}: uid {previous} became {} in the sample at {} ms",
                     node.name, node.uid, sample.at_ms
                 );
-                if !offenders.iter().any(|o| o.starts_with(&format!("node {}: uid {previous}", node.name))) {
+                if !offenders
+                    .iter()
+                    .any(|o| o.starts_with(&format!("node {}: uid {previous}", node.name)))
+                {
                     offenders.push(line);
                 }
             }

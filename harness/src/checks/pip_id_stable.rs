@@ -21,13 +21,20 @@ fn names_service(pip: &PublicIp, service: &ServiceState) -> bool {
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };
     let mut offenders = Vec::new();
     let mut pips = 0;
-    for service in base.services.iter().filter(|s| !intent.service_deleted(&s.key())) {
+    for service in base
+        .services
+        .iter()
+        .filter(|s| !intent.service_deleted(&s.key()))
+    {
         let key = service.key();
         let owned: Vec<&PublicIp> = service
             .ingress
@@ -65,7 +72,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
                 offenders.push(format!(
                     "service {key}: new PIP {} at {label} (baseline had {})",
                     new.name,
-                    owned.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                    owned
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }

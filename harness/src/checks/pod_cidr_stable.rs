@@ -15,12 +15,18 @@ fn overlap(a: &IpNet, b: &IpNet) -> bool {
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };
     let all = std::iter::once(("baseline", base)).chain(inputs.later());
-    if all.clone().all(|(_, s)| s.nodes.iter().all(|n| n.pod_cidrs.is_empty())) {
+    if all
+        .clone()
+        .all(|(_, s)| s.nodes.iter().all(|n| n.pod_cidrs.is_empty()))
+    {
         return CheckResult::new(
             CHECK,
             Verdict::Skipped,
@@ -38,15 +44,16 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     let mut offenders = Vec::new();
     for (label, snap) in inputs.later() {
         for node in &snap.nodes {
-            if let Some(before) = base.node(&node.name) {
-                if !before.pod_cidrs.is_empty() && before.pod_cidrs != node.pod_cidrs {
-                    offenders.push(format!(
-                        "node {}: podCIDRs [{}] became [{}] at {label}",
-                        node.name,
-                        before.pod_cidrs.join(", "),
-                        node.pod_cidrs.join(", ")
-                    ));
-                }
+            if let Some(before) = base.node(&node.name)
+                && !before.pod_cidrs.is_empty()
+                && before.pod_cidrs != node.pod_cidrs
+            {
+                offenders.push(format!(
+                    "node {}: podCIDRs [{}] became [{}] at {label}",
+                    node.name,
+                    before.pod_cidrs.join(", "),
+                    node.pod_cidrs.join(", ")
+                ));
             }
         }
     }
@@ -55,14 +62,22 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
         for node in &snap.nodes {
             for text in &node.pod_cidrs {
                 let Ok(net) = text.parse::<IpNet>() else {
-                    offenders.push(format!("node {}: podCIDR {text} is not a CIDR at {label}", node.name));
+                    offenders.push(format!(
+                        "node {}: podCIDR {text} is not a CIDR at {label}",
+                        node.name
+                    ));
                     continue;
                 };
                 if !cluster.is_empty() && !cluster.iter().any(|c| c.contains(&net)) {
                     offenders.push(format!(
                         "node {}: podCIDR {net} is outside the cluster CIDR {} at {label}",
                         node.name,
-                        inputs.plan.network.cluster_cidr.as_deref().unwrap_or_default()
+                        inputs
+                            .plan
+                            .network
+                            .cluster_cidr
+                            .as_deref()
+                            .unwrap_or_default()
                     ));
                 }
                 if let Some((other, theirs)) = seen.iter().find(|(_, n)| overlap(n, &net)) {
@@ -94,7 +109,14 @@ mod tests {
             s.nodes[0].pod_cidrs = vec!["10.244.0.0/24".into()];
             s.nodes[1].pod_cidrs = vec!["10.244.1.0/24".into()];
         };
-        for s in [run.baseline.as_mut(), run.switched.as_mut(), run.final_.as_mut()].into_iter().flatten() {
+        for s in [
+            run.baseline.as_mut(),
+            run.switched.as_mut(),
+            run.final_.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             set(s);
         }
         run

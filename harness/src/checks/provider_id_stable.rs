@@ -23,7 +23,10 @@ pub(crate) fn well_formed(id: &str) -> bool {
 }
 
 pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
-    let base = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let base = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => s[0],
         Err(e) => return e,
     };
@@ -32,24 +35,22 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     for (label, snap) in inputs.later() {
         for node in &snap.nodes {
             match base.node(&node.name) {
-                Some(before) if before.provider_id.is_some() => {
-                    if before.provider_id != node.provider_id {
-                        offenders.push(format!(
-                            "node {}: providerID {} became {} at {label}",
-                            node.name,
-                            show(&before.provider_id),
-                            show(&node.provider_id)
-                        ));
-                    }
+                Some(before)
+                    if before.provider_id.is_some() && before.provider_id != node.provider_id =>
+                {
+                    offenders.push(format!(
+                        "node {}: providerID {} became {} at {label}",
+                        node.name,
+                        show(&before.provider_id),
+                        show(&node.provider_id)
+                    ));
                 }
-                _ if label == "final" => {
-                    if !node.provider_id.as_deref().is_some_and(well_formed) {
-                        offenders.push(format!(
+                _ if label == "final" && !node.provider_id.as_deref().is_some_and(well_formed) => {
+                    offenders.push(format!(
                             "node {}: providerID {} at final is not azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/...",
                             node.name,
                             show(&node.provider_id)
                         ));
-                    }
                 }
                 _ => {}
             }
@@ -91,7 +92,12 @@ mod tests {
         run.final_ = None;
         let r = run.check(CHECK);
         assert_eq!(r.verdict, Verdict::Error);
-        assert_eq!(r.reason, "no final snapshot: the run broke off before it was taken");
-        assert!(!well_formed("azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/"));
+        assert_eq!(
+            r.reason,
+            "no final snapshot: the run broke off before it was taken"
+        );
+        assert!(!well_formed(
+            "azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/"
+        ));
     }
 }

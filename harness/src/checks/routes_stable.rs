@@ -33,7 +33,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     if inputs.plan.network.mode != NetworkMode::Kubenet {
         return CheckResult::new(CHECK, Verdict::Skipped, "no routes on Azure CNI");
     }
-    let (base, last) = match require(CHECK, &[("baseline", inputs.baseline), ("final", inputs.final_)]) {
+    let (base, last) = match require(
+        CHECK,
+        &[("baseline", inputs.baseline), ("final", inputs.final_)],
+    ) {
         Ok(s) => (s[0], s[1]),
         Err(e) => return e,
     };
@@ -108,7 +111,14 @@ mod tests {
         assert_eq!(Run::healthy().check(CHECK).verdict, Verdict::Skipped);
         let mut run = Run::healthy();
         run.plan = plan("network:\n  mode: kubenet\n  clusterCIDR: 10.244.0.0/16\n");
-        for s in [run.baseline.as_mut(), run.switched.as_mut(), run.final_.as_mut()].into_iter().flatten() {
+        for s in [
+            run.baseline.as_mut(),
+            run.switched.as_mut(),
+            run.final_.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             s.arm.route_tables = vec![table(&[("node-0", "10.244.0.0/24")])];
         }
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);

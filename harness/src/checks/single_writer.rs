@@ -22,7 +22,8 @@ const CHECK: CheckName = CheckName::SingleWriter;
 /// The writers of each loop at one sample: loop → writer labels.
 fn writers(sample: &Sample) -> BTreeMap<&str, BTreeSet<String>> {
     let mut out: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    let mut by_lease: BTreeMap<(&str, &str), Vec<&crate::snapshot::ProcessSample>> = BTreeMap::new();
+    let mut by_lease: BTreeMap<(&str, &str), Vec<&crate::snapshot::ProcessSample>> =
+        BTreeMap::new();
     for p in &sample.processes {
         for (cloud_loop, lease) in &p.cloud_loops {
             if lease.is_empty() {
@@ -94,7 +95,11 @@ fn short(resource: &str) -> String {
 
 pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
     if inputs.samples.is_empty() {
-        return CheckResult::new(CHECK, Verdict::Error, "no samples: the sampler recorded nothing");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Error,
+            "no samples: the sampler recorded nothing",
+        );
     }
     let mut offenders = Vec::new();
     let mut seen: BTreeMap<(String, Vec<String>), (i64, usize)> = BTreeMap::new();
@@ -172,7 +177,12 @@ mod tests {
     use super::*;
     use crate::snapshot::{LeaseSample, ProcessSample};
 
-    fn process(name: &str, kind: ManagerKind, lease: &str, identity: Option<&str>) -> ProcessSample {
+    fn process(
+        name: &str,
+        kind: ManagerKind,
+        lease: &str,
+        identity: Option<&str>,
+    ) -> ProcessSample {
         ProcessSample {
             name: name.into(),
             kind,
@@ -185,8 +195,20 @@ mod tests {
         Sample {
             at_ms,
             leases: Some(vec![
-                LeaseSample { name: "kube-controller-manager".into(), holder: "kcm-a".into(), renew_ms: None, duration_seconds: None, transitions: None },
-                LeaseSample { name: "cloud-controller-manager".into(), holder: "ccm-a".into(), renew_ms: None, duration_seconds: None, transitions: None },
+                LeaseSample {
+                    name: "kube-controller-manager".into(),
+                    holder: "kcm-a".into(),
+                    renew_ms: None,
+                    duration_seconds: None,
+                    transitions: None,
+                },
+                LeaseSample {
+                    name: "cloud-controller-manager".into(),
+                    holder: "ccm-a".into(),
+                    renew_ms: None,
+                    duration_seconds: None,
+                    transitions: None,
+                },
             ]),
             processes,
             nodes: None,
@@ -198,12 +220,41 @@ mod tests {
     #[test]
     fn two_lease_holders_of_one_loop_fail_one_lease_passes() {
         let mut run = Run::healthy();
-        let kcm = |n: &str, id| process(n, ManagerKind::KubeControllerManager, "kube-controller-manager", id);
-        run.samples = vec![sample(0, vec![kcm("kube-controller-manager-0", None), kcm("kube-controller-manager-1", None)])];
-        assert_eq!(run.check(CHECK).verdict, Verdict::Pass, "{:?}", run.check(CHECK));
-        let ccm = process("cloud-controller-manager-0", ManagerKind::CloudControllerManager, "cloud-controller-manager", Some("ccm-a"));
-        run.samples.push(sample(250, vec![kcm("kube-controller-manager-0", Some("kcm-a")), ccm.clone()]));
-        run.samples.push(sample(500, vec![kcm("kube-controller-manager-0", Some("kcm-a")), ccm]));
+        let kcm = |n: &str, id| {
+            process(
+                n,
+                ManagerKind::KubeControllerManager,
+                "kube-controller-manager",
+                id,
+            )
+        };
+        run.samples = vec![sample(
+            0,
+            vec![
+                kcm("kube-controller-manager-0", None),
+                kcm("kube-controller-manager-1", None),
+            ],
+        )];
+        assert_eq!(
+            run.check(CHECK).verdict,
+            Verdict::Pass,
+            "{:?}",
+            run.check(CHECK)
+        );
+        let ccm = process(
+            "cloud-controller-manager-0",
+            ManagerKind::CloudControllerManager,
+            "cloud-controller-manager",
+            Some("ccm-a"),
+        );
+        run.samples.push(sample(
+            250,
+            vec![kcm("kube-controller-manager-0", Some("kcm-a")), ccm.clone()],
+        ));
+        run.samples.push(sample(
+            500,
+            vec![kcm("kube-controller-manager-0", Some("kcm-a")), ccm],
+        ));
         insta::assert_snapshot!(shown(&run.check(CHECK)));
     }
 
@@ -220,10 +271,17 @@ mod tests {
         };
         let mut run = Run::healthy();
         run.samples = vec![sample(0, vec![])];
-        let (in_tree, ccm) = (Component::InTree.app().client_id, Component::CloudControllerManager.app().client_id);
+        let (in_tree, ccm) = (
+            Component::InTree.app().client_id,
+            Component::CloudControllerManager.app().client_id,
+        );
         run.final_.as_mut().unwrap().journal = vec![write(1, &in_tree), write(2, &ccm)];
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
-        run.final_.as_mut().unwrap().journal.push(write(3, &in_tree));
+        run.final_
+            .as_mut()
+            .unwrap()
+            .journal
+            .push(write(3, &in_tree));
         let r = run.check(CHECK);
         assert_eq!(
             r.reason,

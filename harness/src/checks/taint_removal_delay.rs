@@ -11,10 +11,18 @@ use crate::scenario::{Budget, CheckName, DEFAULT_TAINT_REMOVAL_DELAY};
 
 const CHECK: CheckName = CheckName::TaintRemovalDelay;
 
-pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent, budget: Option<&Budget>) -> CheckResult {
+pub(super) fn check(
+    inputs: &CheckInputs<'_>,
+    _intent: &Intent,
+    budget: Option<&Budget>,
+) -> CheckResult {
     let limit = duration_budget(budget, DEFAULT_TAINT_REMOVAL_DELAY);
     if inputs.samples.is_empty() {
-        return CheckResult::new(CHECK, Verdict::Error, "no samples: the sampler recorded nothing");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Error,
+            "no samples: the sampler recorded nothing",
+        );
     }
     let last_ms = inputs.samples.last().map_or(0, |s| s.at_ms);
     // node → (first tainted, first untainted after it)
@@ -31,7 +39,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent, budget: Option<&
         }
     }
     if spans.is_empty() {
-        return CheckResult::new(CHECK, Verdict::Skipped, "no node was seen with the uninitialized taint");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Skipped,
+            "no node was seen with the uninitialized taint",
+        );
     }
     let mut delays = Vec::new();
     let mut details = Vec::new();
@@ -44,7 +56,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent, budget: Option<&
             }
             None => {
                 let d = (last_ms - start).max(0) as u64;
-                details.push(format!("node {node}: still tainted {} after it was first seen", seconds(d)));
+                details.push(format!(
+                    "node {node}: still tainted {} after it was first seen",
+                    seconds(d)
+                ));
                 delays.push(d.max(limit + 1));
             }
         }
@@ -59,7 +74,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent, budget: Option<&
     budgeted(
         CHECK,
         p99 <= limit,
-        format!("p99 taint removal {} over {} nodes; slowest: {slowest}", seconds(p99), delays.len()),
+        format!(
+            "p99 taint removal {} over {} nodes; slowest: {slowest}",
+            seconds(p99),
+            delays.len()
+        ),
         format!("p99 {}", seconds(p99)),
         seconds(limit),
         details,
@@ -96,7 +115,10 @@ mod tests {
         assert_eq!(run.check(CHECK).verdict, Verdict::Skipped);
         run.samples = vec![sample(0, false), sample(500, true), sample(1_000, false)];
         let r = run.check(CHECK);
-        assert_eq!((r.verdict, r.measured.as_deref()), (Verdict::Pass, Some("p99 0.5s")));
+        assert_eq!(
+            (r.verdict, r.measured.as_deref()),
+            (Verdict::Pass, Some("p99 0.5s"))
+        );
         run.samples = vec![sample(0, true), sample(90_000, true)];
         insta::assert_snapshot!(shown(&run.check(CHECK)));
     }

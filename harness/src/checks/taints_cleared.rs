@@ -17,13 +17,19 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
     let ends = [("final", Some(last)), ("rollback", inputs.rollback)];
     for (label, snap) in ends.into_iter().filter_map(|(l, s)| Some((l, s?))) {
         for node in snap.nodes.iter().filter(|n| n.has_taint(taint)) {
-            offenders.push(format!("node {}: still has taint {taint} at {label}", node.name));
+            offenders.push(format!(
+                "node {}: still has taint {taint} at {label}",
+                node.name
+            ));
         }
     }
     verdict(
         CHECK,
         offenders,
-        format!("no node has {taint} at the end ({} nodes)", last.nodes.len()),
+        format!(
+            "no node has {taint} at the end ({} nodes)",
+            last.nodes.len()
+        ),
     )
 }
 

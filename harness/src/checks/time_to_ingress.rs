@@ -9,37 +9,63 @@ use crate::scenario::{Budget, CheckName, DEFAULT_TIME_TO_INGRESS};
 
 const CHECK: CheckName = CheckName::TimeToIngress;
 
-pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent, budget: Option<&Budget>) -> CheckResult {
+pub(super) fn check(
+    inputs: &CheckInputs<'_>,
+    intent: &Intent,
+    budget: Option<&Budget>,
+) -> CheckResult {
     let limit = duration_budget(budget, DEFAULT_TIME_TO_INGRESS);
     let Some(first) = inputs.samples.first() else {
-        return CheckResult::new(CHECK, Verdict::Error, "no samples: the sampler recorded nothing");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Error,
+            "no samples: the sampler recorded nothing",
+        );
     };
     let last_ms = inputs.samples.last().map_or(first.at_ms, |s| s.at_ms);
     let mut delays = Vec::new();
     let mut details = Vec::new();
-    for (key, created) in intent.services_created.iter().filter(|(_, t)| **t >= first.at_ms) {
-        let got = inputs.samples.iter().filter(|s| s.at_ms >= *created).find(|s| {
-            s.services
-                .iter()
-                .flatten()
-                .any(|x| &x.service == key && !x.ingress.is_empty())
-        });
+    for (key, created) in intent
+        .services_created
+        .iter()
+        .filter(|(_, t)| **t >= first.at_ms)
+    {
+        let got = inputs
+            .samples
+            .iter()
+            .filter(|s| s.at_ms >= *created)
+            .find(|s| {
+                s.services
+                    .iter()
+                    .flatten()
+                    .any(|x| &x.service == key && !x.ingress.is_empty())
+            });
         match got {
             Some(s) => {
                 let d = (s.at_ms - created).max(0) as u64;
                 details.push(format!("service {key}: ingress after {}", seconds(d)));
                 delays.push(d);
             }
-            None if intent.services_deleted.get(key).is_some_and(|d| d <= &last_ms) => {}
+            None if intent
+                .services_deleted
+                .get(key)
+                .is_some_and(|d| d <= &last_ms) => {}
             None => {
                 let d = (last_ms - created).max(0) as u64;
-                details.push(format!("service {key}: no ingress in {} of samples", seconds(d)));
+                details.push(format!(
+                    "service {key}: no ingress in {} of samples",
+                    seconds(d)
+                ));
                 delays.push(d.max(limit + 1));
             }
         }
     }
     let Some(p99) = percentile(&delays, 99.0) else {
-        return CheckResult::new(CHECK, Verdict::Skipped, "no Service was created while sampling");
+        return CheckResult::new(
+            CHECK,
+            Verdict::Skipped,
+            "no Service was created while sampling",
+        );
     };
     let slowest = details
         .iter()
@@ -50,7 +76,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent, budget: Option<&B
     budgeted(
         CHECK,
         p99 <= limit,
-        format!("p99 time to ingress {} over {} Services; slowest: {slowest}", seconds(p99), delays.len()),
+        format!(
+            "p99 time to ingress {} over {} Services; slowest: {slowest}",
+            seconds(p99),
+            delays.len()
+        ),
         format!("p99 {}", seconds(p99)),
         seconds(limit),
         details,
@@ -83,7 +113,11 @@ mod tests {
     fn measures_from_the_mark_to_the_first_sample_with_ingress() {
         let mut run = Run::healthy();
         run.plan = plan("budgets:\n  timeToIngress: 2s\n");
-        run.samples = vec![sample(0, &[]), sample(1_000, &[]), sample(1_500, &["20.1.2.7"])];
+        run.samples = vec![
+            sample(0, &[]),
+            sample(1_000, &[]),
+            sample(1_500, &["20.1.2.7"]),
+        ];
         run.marks = vec![mark(250, MarkKind::ServiceCreated(obj("api")))];
         let r = run.check(CHECK);
         assert_eq!(r.verdict, Verdict::Pass, "{r:?}");

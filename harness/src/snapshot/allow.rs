@@ -92,8 +92,16 @@ pub fn allow_list(minor: u32) -> AllowList {
         entry(TagAdded(tags::DNS_LABEL_SERVICE), AllowedAddition, P10),
         entry(TagAdded("k8s-azure-created-by"), AllowedAddition, P10),
         entry(LegacyTagDropped(tags::LEGACY_SERVICE), ExpectedChange, P10),
-        entry(LegacyTagDropped(tags::LEGACY_CLUSTER_NAME), ExpectedChange, P10),
-        entry(LegacyTagDropped(tags::LEGACY_DNS_LABEL_SERVICE), ExpectedChange, P10),
+        entry(
+            LegacyTagDropped(tags::LEGACY_CLUSTER_NAME),
+            ExpectedChange,
+            P10,
+        ),
+        entry(
+            LegacyTagDropped(tags::LEGACY_DNS_LABEL_SERVICE),
+            ExpectedChange,
+            P10,
+        ),
         entry(LegacyNsgRuleReplaced, ExpectedChange, NSG),
         entry(ConsolidatedNsgRuleFollowsServices, ExpectedChange, NSG),
         entry(ProbeHttpForAppProtocol, ExpectedChange, PROBE),

@@ -315,7 +315,10 @@ impl ArmResources {
 }
 
 fn text(value: &Value, pointer: &str) -> Option<String> {
-    value.pointer(pointer).and_then(Value::as_str).map(str::to_owned)
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }
 
 fn id_of(value: &Value, pointer: &str) -> Option<String> {
@@ -504,7 +507,8 @@ mod tests {
 
     #[test]
     fn reads_lbs_pips_nsgs_and_routes_from_the_admin_export() {
-        let lb_id = "/subscriptions/S/resourceGroups/RG/providers/Microsoft.Network/loadBalancers/k8s";
+        let lb_id =
+            "/subscriptions/S/resourceGroups/RG/providers/Microsoft.Network/loadBalancers/k8s";
         let state = json!({"arm": {"entries": [
             {"kind": "LoadBalancer", "doc": {"id": lb_id, "name": "k8s", "sku": {"name": "Standard"},
               "properties": {

@@ -141,7 +141,13 @@ fn items(arm: &ArmResources) -> BTreeMap<String, Item> {
     };
     let lb_children = ["frontends", "pools", "rules", "probes"];
     for lb in &arm.load_balancers {
-        add(&lb.id, "load balancer", &lb.name, None, fields_of(lb, &lb_children));
+        add(
+            &lb.id,
+            "load balancer",
+            &lb.name,
+            None,
+            fields_of(lb, &lb_children),
+        );
         let p = Some(lb.name.as_str());
         for x in &lb.frontends {
             add(&x.id, "frontend", &x.name, p, fields_of(x, &[]));
@@ -162,13 +168,31 @@ fn items(arm: &ArmResources) -> BTreeMap<String, Item> {
     for nsg in &arm.security_groups {
         add(&nsg.id, "NSG", &nsg.name, None, fields_of(nsg, &["rules"]));
         for r in &nsg.rules {
-            add(&r.id, "NSG rule", &r.name, Some(&nsg.name), fields_of(r, &[]));
+            add(
+                &r.id,
+                "NSG rule",
+                &r.name,
+                Some(&nsg.name),
+                fields_of(r, &[]),
+            );
         }
     }
     for table in &arm.route_tables {
-        add(&table.id, "route table", &table.name, None, fields_of(table, &["routes"]));
+        add(
+            &table.id,
+            "route table",
+            &table.name,
+            None,
+            fields_of(table, &["routes"]),
+        );
         for r in &table.routes {
-            add(&r.id, "route", &r.name, Some(&table.name), fields_of(r, &[]));
+            add(
+                &r.id,
+                "route",
+                &r.name,
+                Some(&table.name),
+                fields_of(r, &[]),
+            );
         }
     }
     for nsg in &arm.security_groups {
@@ -231,7 +255,10 @@ fn covered(old: &SecurityRule, after: &[&SecurityRule]) -> bool {
     after.iter().any(|r| {
         r.name.starts_with("k8s-azure-lb_allow_")
             && r.protocol.eq_ignore_ascii_case(&old.protocol)
-            && old.destination_ports.iter().all(|p| r.destination_ports.contains(p))
+            && old
+                .destination_ports
+                .iter()
+                .all(|p| r.destination_ports.contains(p))
             && old.sources.iter().all(|s| r.sources.contains(s))
             && old.destinations.iter().all(|d| r.destinations.contains(d))
     })
@@ -270,10 +297,11 @@ impl Context<'_> {
         if owned_by(item, &self.deleted) {
             return self.allowed(AllowRule::ServiceDeleted);
         }
-        if let Some(rule) = &item.rule {
-            if is_legacy_nsg_rule(&rule.name) && covered(rule, &self.after_rules) {
-                return self.allowed(AllowRule::LegacyNsgRuleReplaced);
-            }
+        if let Some(rule) = &item.rule
+            && is_legacy_nsg_rule(&rule.name)
+            && covered(rule, &self.after_rules)
+        {
+            return self.allowed(AllowRule::LegacyNsgRuleReplaced);
         }
         if item.kind == "route" && !self.nodes_after.contains(route_node(&item.name)) {
             return self.allowed(AllowRule::NodeRoutes);
@@ -313,7 +341,9 @@ impl Context<'_> {
                 let is_http = after
                     .get("protocol")
                     .and_then(Value::as_str)
-                    .is_some_and(|p| p.eq_ignore_ascii_case("http") || p.eq_ignore_ascii_case("https"));
+                    .is_some_and(|p| {
+                        p.eq_ignore_ascii_case("http") || p.eq_ignore_ascii_case("https")
+                    });
                 let root = after.get("path").and_then(Value::as_str) == Some("/");
                 (was_tcp && is_http && root && before.get("path").is_none())
                     .then(|| self.allowed(AllowRule::ProbeHttpForAppProtocol))
@@ -386,7 +416,11 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
     let mut entries = Vec::new();
     let ids: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for id in ids {
-        let entry = |label: &str, path: &str, o: Option<&Value>, n: Option<&Value>, c: Option<(DiffClass, String)>| {
+        let entry = |label: &str,
+                     path: &str,
+                     o: Option<&Value>,
+                     n: Option<&Value>,
+                     c: Option<(DiffClass, String)>| {
             let (class, source) = match c {
                 Some((class, source)) => (class, Some(source)),
                 None => (DiffClass::Forbidden, None),

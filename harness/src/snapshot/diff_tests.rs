@@ -25,11 +25,20 @@ fn legacy_nsg_rules_replaced_by_a_covering_consolidated_rule_are_expected() {
     let nsg = &mut before.arm.security_groups[0];
     let mut legacy = nsg.rules[0].clone();
     legacy.name = format!("{}-TCP-80-Internet", before.services[0].base_name());
-    legacy.id = format!("{}/securityrules/{}", nsg.id, legacy.name.to_ascii_lowercase());
+    legacy.id = format!(
+        "{}/securityrules/{}",
+        nsg.id,
+        legacy.name.to_ascii_lowercase()
+    );
     nsg.rules = vec![legacy];
     let d = diff(&before, &after, &allow_list(29));
     assert!(d.is_allowed(), "{:#?}", classes(&d));
-    assert_eq!(d.of(DiffClass::ExpectedChange).count(), 2, "{:#?}", classes(&d));
+    assert_eq!(
+        d.of(DiffClass::ExpectedChange).count(),
+        2,
+        "{:#?}",
+        classes(&d)
+    );
     // Not covered (another port): forbidden.
     let (mut before, after) = pair();
     let nsg = &mut before.arm.security_groups[0];
@@ -72,11 +81,19 @@ fn a_new_service_adds_and_a_deleted_one_removes_within_the_allow_list() {
     let (before, _) = pair();
     let nodes = before.nodes.clone();
     let mut services = before.services.clone();
-    services.push(service("api", "2b2b3c4d-0000-0000-0000-000000000002", "20.1.2.4"));
+    services.push(service(
+        "api",
+        "2b2b3c4d-0000-0000-0000-000000000002",
+        "20.1.2.4",
+    ));
     let mut after = snapshot("final", nodes.clone(), services);
     let d = diff(&before, &after, &allow_list(29));
     assert!(d.is_allowed(), "{:#?}", classes(&d));
-    assert!(d.of(DiffClass::AllowedAddition).count() >= 5, "{:#?}", classes(&d));
+    assert!(
+        d.of(DiffClass::AllowedAddition).count() >= 5,
+        "{:#?}",
+        classes(&d)
+    );
     after = snapshot("final", nodes, vec![]);
     let d = diff(&before, &after, &allow_list(29));
     assert!(d.is_allowed(), "{:#?}", classes(&d));

@@ -223,12 +223,8 @@ async fn poll(client: &kube::Client, admin: &FakeAdmin, roster: &Roster) -> Samp
         .map(|s| ArmResources::from_admin_state(&s));
     let nodes: Option<Vec<NodeState>> =
         nodes.map(|l| l.items.iter().map(NodeState::from_api).collect());
-    let services: Option<Vec<ServiceState>> = services.map(|l| {
-        l.items
-            .iter()
-            .filter_map(ServiceState::from_api)
-            .collect()
-    });
+    let services: Option<Vec<ServiceState>> =
+        services.map(|l| l.items.iter().filter_map(ServiceState::from_api).collect());
     let lb = match (&arm, &nodes, &services) {
         (Some(arm), Some(nodes), Some(services)) => Some(frontend_health(arm, nodes, services)),
         _ => None,
