@@ -198,3 +198,110 @@ pub(crate) fn seconds(ms: u64) -> String {
         format!("{:.1}s", ms as f64 / 1000.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::builders::*;
+    use super::*;
+    use crate::record::MarkKind;
+    use crate::roster::ManagerKind;
+    use crate::snapshot::{
+        FrontendSample, LeaseSample, NodeSample, ProcessSample, Sample, ServiceSample,
+    };
+
+    /// A tick of the healthy run: both nodes Ready, `web` served, one KCM holding its lease.
+    fn tick(at_ms: i64) -> Sample {
+        Sample {
+            at_ms,
+            leases: Some(vec![LeaseSample {
+                name: "kube-controller-manager".into(),
+                holder: "kcm-a".into(),
+                renew_ms: Some(at_ms),
+                duration_seconds: Some(15),
+                transitions: Some(0),
+            }]),
+            processes: vec![ProcessSample {
+                name: "kube-controller-manager-0".into(),
+                kind: ManagerKind::KubeControllerManager,
+                identity: Some("kcm-a".into()),
+                cloud_loops: [(
+                    "service-lb-controller".to_owned(),
+                    "kube-controller-manager".to_owned(),
+                )]
+                .into(),
+            }],
+            nodes: Some(
+                ["node-0", "node-1"]
+                    .iter()
+                    .map(|n| NodeSample {
+                        name: (*n).into(),
+                        uid: format!("uid-{n}"),
+                        ready: true,
+                        uninitialized: false,
+                        provider_id_set: true,
+                    })
+                    .collect(),
+            ),
+            services: Some(vec![ServiceSample {
+                service: "default/web".into(),
+                ingress: vec!["20.1.2.3".into()],
+                finalizer: true,
+            }]),
+            lb: Some(vec![FrontendSample {
+                service: "default/web".into(),
+                has_rule: true,
+                ready_backends: 2,
+                backends: 2,
+            }]),
+        }
+    }
+
+    #[test]
+    fn a_healthy_run_passes_every_check_in_plan_order() {
+        let mut run = Run::healthy();
+        run.samples = (0..8).map(|i| tick(i * 250)).collect();
+        run.marks = vec![
+            mark(100, MarkKind::SwitchStarted),
+            mark(
+                1_500,
+                MarkKind::PhaseEnded {
+                    phase: "during".into(),
+                    settled: true,
+                },
+            ),
+        ];
+        let results = evaluate(&run.inputs());
+        let names: Vec<CheckName> = results.iter().map(|r| r.check).collect();
+        let planned: Vec<CheckName> = run.plan.checks.iter().map(|c| c.check).collect();
+        assert_eq!(names, planned);
+        assert!(names.len() >= 17, "{names:?}");
+        for r in &results {
+            assert!(
+                matches!(r.verdict, Verdict::Pass | Verdict::Skipped),
+                "{}: {:?} {}",
+                r.check,
+                r.verdict,
+                r.reason
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_that_broke_off_answers_error_where_snapshots_are_missing() {
+        let mut run = Run::healthy();
+        run.switched = None;
+        run.final_ = None;
+        let results = evaluate(&run.inputs());
+        let errors: Vec<CheckName> = results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Error)
+            .map(|r| r.check)
+            .collect();
+        assert!(errors.contains(&CheckName::NoLbRecreate), "{errors:?}");
+        assert!(errors.contains(&CheckName::TaintsCleared), "{errors:?}");
+        assert!(
+            results.iter().all(|r| r.verdict != Verdict::Fail),
+            "{results:#?}"
+        );
+    }
+}

@@ -38,6 +38,9 @@ pub(super) fn check(
             }
         }
     }
+    let last_nodes = inputs.samples.iter().rev().find_map(|s| s.nodes.as_ref());
+    let still_listed =
+        |node: &str| last_nodes.is_some_and(|list| list.iter().any(|n| n.name == node));
     if spans.is_empty() {
         return CheckResult::new(
             CHECK,
@@ -54,6 +57,8 @@ pub(super) fn check(
                 details.push(format!("node {node}: taint removed after {}", seconds(d)));
                 delays.push(d);
             }
+            // Gone before its taint was removed (VM deleted): no-node-deleted judges that.
+            None if !still_listed(node) => {}
             None => {
                 let d = (last_ms - start).max(0) as u64;
                 details.push(format!(
@@ -64,7 +69,13 @@ pub(super) fn check(
             }
         }
     }
-    let p99 = percentile(&delays, 99.0).unwrap_or(0);
+    let Some(p99) = percentile(&delays, 99.0) else {
+        return CheckResult::new(
+            CHECK,
+            Verdict::Skipped,
+            "every tainted node was gone before its taint was removed",
+        );
+    };
     let slowest = details
         .iter()
         .zip(&delays)
@@ -119,6 +130,10 @@ mod tests {
             (r.verdict, r.measured.as_deref()),
             (Verdict::Pass, Some("p99 0.5s"))
         );
+        let mut gone = sample(500, false);
+        gone.nodes = Some(vec![]);
+        run.samples = vec![sample(0, true), gone];
+        assert_eq!(run.check(CHECK).verdict, Verdict::Skipped);
         run.samples = vec![sample(0, true), sample(90_000, true)];
         insta::assert_snapshot!(shown(&run.check(CHECK)));
     }

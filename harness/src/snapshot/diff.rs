@@ -2,7 +2,8 @@
 //! public IP, NSG rule and route compared by lower-cased id, each difference classified as
 //! identical, allowed addition, expected change or forbidden (migration.md §7) against an
 //! [`AllowList`]. Which Services and Nodes exist in each snapshot decides whether a resource that
-//! came or went belongs to the workload.
+//! came or went belongs to the workload. VMs and NICs are snapshotted but not diffed (node churn
+//! is the node checks' business); pool membership changes are reported as expected changes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -215,7 +216,8 @@ struct Context<'a> {
     nodes_before: BTreeSet<&'a str>,
     nodes_after: BTreeSet<&'a str>,
     after_rules: Vec<&'a SecurityRule>,
-    legacy_removed: bool,
+    /// The earlier snapshot has in-tree per-service NSG rules.
+    legacy_before: bool,
 }
 
 fn owned_by(item: &Item, services: &[(String, String)]) -> bool {
@@ -280,7 +282,7 @@ impl Context<'_> {
             return self.allowed(AllowRule::ServiceCreated);
         }
         if item.kind == "NSG rule" && item.name.starts_with("k8s-azure-lb_") {
-            if self.legacy_removed {
+            if self.legacy_before {
                 return self.allowed(AllowRule::LegacyNsgRuleReplaced);
             }
             if !self.created.is_empty() {
@@ -404,14 +406,14 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
         nodes_before: before.nodes.iter().map(|n| n.name.as_str()).collect(),
         nodes_after: after.nodes.iter().map(|n| n.name.as_str()).collect(),
         after_rules,
-        legacy_removed: false,
+        legacy_before: false,
     };
-    context.legacy_removed = old.iter().any(|(id, item)| {
-        !new.contains_key(id)
-            && item
-                .rule
-                .as_ref()
-                .is_some_and(|r| is_legacy_nsg_rule(&r.name) && covered(r, &context.after_rules))
+    // The in-tree scheme was in use: the CCM's consolidated rules replace (or, after a rollback
+    // to in-tree, sit beside) its per-service rules.
+    context.legacy_before = old.values().any(|item| {
+        item.rule
+            .as_ref()
+            .is_some_and(|r| is_legacy_nsg_rule(&r.name))
     });
     let mut entries = Vec::new();
     let ids: BTreeSet<&String> = old.keys().chain(new.keys()).collect();

@@ -281,3 +281,36 @@ async fn poll(client: &kube::Client, admin: &FakeAdmin, roster: &Roster) -> Samp
         lb,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::builders::*;
+
+    #[test]
+    fn frontend_health_counts_ready_members_through_nic_ip_configurations() {
+        let mut nodes = vec![node("node-0", "10.0.0.4"), node("node-1", "10.0.0.5")];
+        let web = service("web", "1a2b3c4d-0000-0000-0000-000000000001", "20.1.2.3");
+        let api = service("api", "2b2b3c4d-0000-0000-0000-000000000002", "20.1.2.4");
+        let arm = arm_for(&nodes, std::slice::from_ref(&web));
+        nodes[1].conditions[0].status = "False".into();
+        let health = frontend_health(&arm, &nodes, &[web, api]);
+        assert_eq!(
+            health,
+            [
+                FrontendSample {
+                    service: "default/web".into(),
+                    has_rule: true,
+                    ready_backends: 1,
+                    backends: 2,
+                },
+                FrontendSample {
+                    service: "default/api".into(),
+                    has_rule: false,
+                    ready_backends: 0,
+                    backends: 0,
+                },
+            ]
+        );
+    }
+}
