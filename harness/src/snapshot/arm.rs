@@ -405,7 +405,8 @@ fn load_balancer(doc: &Value) -> LoadBalancer {
                 frontend_port: number(r, "/properties/frontendPort"),
                 backend_port: number(r, "/properties/backendPort"),
                 frontend_id: id_of(r, "/properties/frontendIPConfiguration/id"),
-                pool_id: id_of(r, "/properties/backendAddressPool/id"),
+                pool_id: id_of(r, "/properties/backendAddressPool/id")
+                    .or_else(|| id_of(r, "/properties/backendAddressPools/0/id")),
                 probe_id: id_of(r, "/properties/probe/id"),
             })
             .collect(),
