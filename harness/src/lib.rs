@@ -1,6 +1,7 @@
 //! The parity suite as a library: what `harness` runs (modules per DESIGN.md's harness layout),
 //! so the binary stays a thin command line and integration tests reach each piece.
 
+pub mod checks;
 pub mod cluster;
 pub mod intree;
 pub mod kube_controller_manager;
@@ -9,4 +10,5 @@ pub mod record;
 pub mod report;
 pub mod roster;
 pub mod scenario;
+pub mod snapshot;
 pub mod supervisor;

@@ -15,7 +15,7 @@ use crate::scratch::Scratch;
 use crate::supervisor::alive;
 
 /// small.yaml on an embedded cluster with its artifacts in `dir`.
-async fn small(dir: &Scratch) -> EmbeddedCluster {
+pub(crate) async fn small(dir: &Scratch) -> EmbeddedCluster {
     // Builds azure-fakes when this `-p harness` run has not yet.
     fake_process::binary();
     let topology = TopologySource::File(fake_process::example("small.yaml"));

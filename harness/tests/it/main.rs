@@ -9,5 +9,6 @@ mod report;
 mod run;
 mod scenario_cli;
 mod scratch;
+mod snapshot;
 mod supervisor;
 mod testgrid_cli;

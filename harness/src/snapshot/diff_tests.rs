@@ -1,0 +1,153 @@
+//! Tests of the ARM diff: each allow-list class on a hand-made change, and (proptest) a snapshot
+//! diffed with a shuffled copy of itself is all identical.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::checks::builders::*;
+
+fn pair() -> (Snapshot, Snapshot) {
+    let s = Run::healthy().baseline.expect("baseline");
+    (s.clone(), s)
+}
+
+fn classes(d: &ArmDiff) -> Vec<(String, DiffClass)> {
+    d.entries
+        .iter()
+        .filter(|e| e.class != DiffClass::Identical)
+        .map(|e| (format!("{e}"), e.class))
+        .collect()
+}
+
+#[test]
+fn legacy_nsg_rules_replaced_by_a_covering_consolidated_rule_are_expected() {
+    let (mut before, after) = pair();
+    let nsg = &mut before.arm.security_groups[0];
+    let mut legacy = nsg.rules[0].clone();
+    legacy.name = format!("{}-TCP-80-Internet", before.services[0].base_name());
+    legacy.id = format!(
+        "{}/securityrules/{}",
+        nsg.id,
+        legacy.name.to_ascii_lowercase()
+    );
+    nsg.rules = vec![legacy];
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    assert_eq!(
+        d.of(DiffClass::ExpectedChange).count(),
+        2,
+        "{:#?}",
+        classes(&d)
+    );
+    // Not covered (another port): forbidden.
+    let (mut before, after) = pair();
+    let nsg = &mut before.arm.security_groups[0];
+    let mut legacy = nsg.rules[0].clone();
+    legacy.name = format!("{}-TCP-443-Internet", before.services[0].base_name());
+    legacy.id = format!("{}/securityrules/x", nsg.id);
+    legacy.destination_ports = vec!["443".into()];
+    nsg.rules.push(legacy);
+    assert!(!diff(&before, &after, &allow_list(29)).is_allowed());
+}
+
+#[test]
+fn probe_to_http_on_root_and_tag_additions_are_allowed_a_new_address_is_not() {
+    let (before, mut after) = pair();
+    let probe = &mut after.arm.load_balancers[0].probes[0];
+    probe.protocol = "Http".into();
+    probe.path = Some("/".into());
+    after.arm.public_ips[0]
+        .tags
+        .insert("k8s-azure-dns-label-service".into(), "default/web".into());
+    let d = diff(&before, &after, &allow_list(29));
+    insta::assert_snapshot!(
+        classes(&d)
+            .iter()
+            .map(|(e, c)| format!("{c:?}: {e}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    after.arm.public_ips[0].address = Some("20.1.2.9".into());
+    let d = diff(&before, &after, &allow_list(29));
+    let forbidden: Vec<String> = d.of(DiffClass::Forbidden).map(|e| e.to_string()).collect();
+    assert_eq!(
+        forbidden,
+        ["public IP k8s-a1a2b3c4d00000000000000000000000 address: 20.1.2.3 -> 20.1.2.9"]
+    );
+}
+
+#[test]
+fn a_new_service_adds_and_a_deleted_one_removes_within_the_allow_list() {
+    let (before, _) = pair();
+    let nodes = before.nodes.clone();
+    let mut services = before.services.clone();
+    services.push(service(
+        "api",
+        "2b2b3c4d-0000-0000-0000-000000000002",
+        "20.1.2.4",
+    ));
+    let mut after = snapshot("final", nodes.clone(), services);
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    assert!(
+        d.of(DiffClass::AllowedAddition).count() >= 5,
+        "{:#?}",
+        classes(&d)
+    );
+    after = snapshot("final", nodes, vec![]);
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    // Without the Service gone from Kubernetes, the same removal is forbidden.
+    after.services = before.services.clone();
+    assert!(!diff(&before, &after, &allow_list(29)).is_allowed());
+}
+
+fn shuffle<T>(list: &mut [T], seed: &mut u64) {
+    for i in (1..list.len()).rev() {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        list.swap(i, (*seed % (i as u64 + 1)) as usize);
+    }
+}
+
+fn shuffled(s: &Snapshot, mut seed: u64) -> Snapshot {
+    let mut s = s.clone();
+    let seed = &mut seed;
+    shuffle(&mut s.nodes, seed);
+    shuffle(&mut s.services, seed);
+    let arm = &mut s.arm;
+    shuffle(&mut arm.public_ips, seed);
+    shuffle(&mut arm.ip_configurations, seed);
+    for lb in &mut arm.load_balancers {
+        shuffle(&mut lb.frontends, seed);
+        shuffle(&mut lb.rules, seed);
+        shuffle(&mut lb.probes, seed);
+        for pool in &mut lb.pools {
+            shuffle(&mut pool.members, seed);
+        }
+    }
+    for nsg in &mut arm.security_groups {
+        shuffle(&mut nsg.rules, seed);
+        for rule in &mut nsg.rules {
+            shuffle(&mut rule.destinations, seed);
+        }
+    }
+    shuffle(&mut arm.load_balancers, seed);
+    s
+}
+
+proptest! {
+    #[test]
+    fn a_snapshot_diffed_with_its_shuffled_self_is_identical(services in 0usize..5, nodes in 1usize..5, seed in 1u64..) {
+        let nodes: Vec<_> = (0..nodes).map(|i| node(&format!("node-{i}"), &format!("10.0.0.{}", i + 4))).collect();
+        let services: Vec<_> = (0..services)
+            .map(|i| service(&format!("s{i}"), &format!("{i}a2b3c4d-0000-0000-0000-00000000000{i}"), &format!("20.1.2.{}", i + 3)))
+            .collect();
+        let s = snapshot("baseline", nodes, services);
+        let other = shuffled(&s, seed);
+        let d = diff(&s, &other, &allow_list(29));
+        prop_assert!(d.entries.iter().all(|e| e.class == DiffClass::Identical), "{:#?}", classes(&d));
+        prop_assert!(!d.entries.is_empty());
+    }
+}
