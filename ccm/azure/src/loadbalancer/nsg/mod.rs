@@ -44,6 +44,7 @@
 //! * Upstream's stale-destination sweep across all Services (`listAvailableSecurityGroupDestinations`)
 //!   is not part of these per-Service plans.
 
+pub mod in_tree;
 mod plan;
 mod priority;
 mod rule_fields;
@@ -58,6 +59,7 @@ use std::net::IpAddr;
 use crate::arm::resources::security_group::NetworkSecurityGroup;
 use crate::loadbalancer::service::LbService;
 
+pub use in_tree::{in_tree_rule_name, plan_in_tree};
 pub use rule_name::{allow_rule_name, deny_all_rule_name};
 
 /// Lowest priority of a managed rule.

@@ -69,7 +69,7 @@ use std::net::IpAddr;
 
 use crate::arm::resources::Sku;
 use crate::arm::resources::load_balancer::{LoadBalancer, LoadBalancerProperties};
-use crate::config::{LoadBalancerSku, ProbeMode};
+use crate::config::{InTreeCompat, LoadBalancerSku, ProbeMode};
 use crate::loadbalancer::names::SHARED_PROBE_NAME;
 use crate::loadbalancer::service::{IpFamily, LbService, PerFamily};
 
@@ -109,6 +109,8 @@ pub struct LbTarget {
     pub tags: BTreeMap<String, String>,
     /// Config `systemTags`: with them set, other tags not under these prefixes are removed.
     pub system_tags: Vec<String>,
+    /// In-tree provider behaviours to reproduce (probe protocol and fields).
+    pub in_tree: InTreeCompat,
 }
 
 /// What a Service's frontend of one family points at (resolved by the lead: PIP, subnet).

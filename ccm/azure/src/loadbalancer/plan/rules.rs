@@ -136,6 +136,7 @@ pub(crate) fn wanted_children(
         };
         let local = match svc.local_health_check_node_port {
             Some(hc) => Some(local_probe(
+                target,
                 &rule_name(&svc.base_name, subnet, Protocol::Tcp, hc, family, dual),
                 svc,
                 hc,

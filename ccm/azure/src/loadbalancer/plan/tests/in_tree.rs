@@ -1,0 +1,66 @@
+//! The in-tree profile's probes ([`crate::config::InTreeCompat`]): TCP for `appProtocol: http`
+//! ports and `numberOfProbes` instead of `probeThreshold`; today's CCM rewrites both.
+
+use serde_json::json;
+
+use crate::config::InTreeCompat;
+
+use super::*;
+
+fn probes(lb: &LoadBalancer) -> serde_json::Value {
+    let value = serde_json::to_value(lb).expect("json");
+    let mut out = value["properties"]["probes"].clone();
+    for probe in out.as_array_mut().into_iter().flatten() {
+        probe.as_object_mut().expect("probe").remove("id");
+    }
+    out
+}
+
+fn app_http_service() -> LbService {
+    let mut web = tcp(80, 30080);
+    web.app_protocol = Some("http".into());
+    service("web", UID_A, vec![web])
+}
+
+#[test]
+fn the_in_tree_profile_probes_an_app_protocol_port_over_tcp_with_number_of_probes() {
+    let in_tree = LbTarget {
+        in_tree: InTreeCompat::ALL,
+        ..target()
+    };
+    let svc = app_http_service();
+    let lb = ensure(None, &in_tree, &svc, &v4(pip("a")));
+    let name = format!("{}-TCP-80", svc.base_name);
+    assert_eq!(
+        probes(&lb),
+        json!([{"name": name, "properties": {"protocol": "Tcp", "port": 30080,
+            "intervalInSeconds": 5, "numberOfProbes": 2}}])
+    );
+
+    // Today's CCM on the same LB: an HTTP probe on `/` with `probeThreshold`.
+    let ccm = put(plan_ensure(Some(&lb), &target(), &svc, &v4(pip("a"))).expect("plan"));
+    assert_eq!(
+        probes(&ccm),
+        json!([{"name": name, "properties": {"protocol": "Http", "port": 30080,
+            "requestPath": "/", "intervalInSeconds": 5, "probeThreshold": 2}}])
+    );
+}
+
+#[test]
+fn the_local_probe_uses_number_of_probes_in_the_in_tree_profile() {
+    let in_tree = LbTarget {
+        in_tree: InTreeCompat::ALL,
+        ..target()
+    };
+    let mut svc = service("web", UID_A, vec![tcp(80, 30080)]);
+    svc.local_health_check_node_port = Some(32000);
+    let lb = ensure(None, &in_tree, &svc, &v4(pip("a")));
+    let probe = &probes(&lb)[0]["properties"];
+    assert_eq!(probe["numberOfProbes"], 2);
+    assert!(probe.get("probeThreshold").is_none());
+    // Same threshold under the other field: today's CCM keeps the probe as it is.
+    assert_eq!(
+        plan_ensure(Some(&lb), &target(), &svc, &v4(pip("a"))).expect("plan"),
+        LbChange::Unchanged
+    );
+}
