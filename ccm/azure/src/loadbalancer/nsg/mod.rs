@@ -43,6 +43,11 @@
 //! * [infer] `azure-disable-load-balancer-nsg-rule=true` leaves the NSG untouched on delete too.
 //! * Upstream's stale-destination sweep across all Services (`listAvailableSecurityGroupDestinations`)
 //!   is not part of these per-Service plans.
+//!
+//! [`in_tree`] ([`plan_in_tree`]) writes the NSG as the in-tree provider of Kubernetes ≤ 1.29 did
+//! (per-Service rules); only the harness's stand-in in-tree KCM uses it
+//! ([`crate::config::InTreeCompat::per_service_nsg_rules`]). The plans above remove those rules
+//! when today's CCM reconciles or deletes the Service.
 
 pub mod in_tree;
 mod plan;

@@ -49,6 +49,13 @@
 //! - a frontend the Service used as secondary (shared IP) goes with the Service's last rule on it
 //!   when nothing else needs it, even though it is named after another Service;
 //! - LB tags: configured keys are added / overwritten (key match ignores ASCII case), others kept.
+//!
+//! In-tree profile ([`crate::config::InTreeCompat`], harness stand-in KCM only): with
+//! `tcp_probe_for_app_protocol` a port's `appProtocol` is not read (the in-tree
+//! `getExpectedLBRules` never did: TCP unless annotated; migration.md P10), and with
+//! `number_of_probes_field` probes carry `numberOfProbes` instead of `probeThreshold` (the
+//! in-tree provider's network API had no `probeThreshold`); probe equality treats the two fields
+//! alike, so only a protocol change makes today's CCM rewrite an in-tree probe.
 
 mod conflicts;
 mod frontends;

@@ -1,5 +1,9 @@
 //! Public IP tags: who uses a managed PIP (`k8s-azure-service`), which cluster made it, who owns its
-//! DNS label, read under the current or the legacy keys.
+//! DNS label, read under the current or the legacy keys. Written under the current keys; under the
+//! legacy ones (`service`, `kubernetes-cluster-name`, `kubernetes-dns-label-service`, the in-tree
+//! provider's: `legacy-cloud-providers/azure/azure_loadbalancer.go`) only for the harness's
+//! stand-in in-tree KCM ([`to_legacy_keys`]). [infer] The stand-in still reads the current keys
+//! too, where the in-tree provider read only its own.
 
 use std::collections::BTreeMap;
 
