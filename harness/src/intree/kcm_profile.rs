@@ -17,10 +17,9 @@
 //!   ClientIP affinity (legacy `azure_loadbalancer.go`, `azure_standard.go`; anchor-ccm.md §4.3).
 //!
 //! Found and not reproduced [infer]: the in-tree provider set the LB rule idle timeout only when
-//! annotated (ARM then reports its default 4), named one HTTP probe per rule for
-//! `externalTrafficPolicy: Local` Services where today's CCM shares one probe named after the
-//! health-check NodePort, and read only the legacy tag keys (the stand-in also reads the
-//! current ones, so a rollback adopts PIPs a CCM tagged).
+//! annotated (ARM then reports its default 4, and rule equality ignores a one-sided timeout), and
+//! read only the legacy tag keys (the stand-in also reads the current ones, so a rollback adopts
+//! PIPs a CCM tagged).
 
 use std::fmt;
 
@@ -52,6 +51,9 @@ pub enum KcmFactId {
     TcpProbeForAppProtocol,
     /// Probe threshold written as `numberOfProbes` (today: `probeThreshold`).
     NumberOfProbesField,
+    /// `externalTrafficPolicy: Local`: one HTTP probe per rule named after it (today: one probe,
+    /// named after the health-check NodePort, shared by the Service's rules).
+    LocalProbePerRule,
 }
 
 impl fmt::Display for KcmFactId {
@@ -61,6 +63,7 @@ impl fmt::Display for KcmFactId {
             KcmFactId::PerServiceNsgRules => "per-service-nsg-rules",
             KcmFactId::TcpProbeForAppProtocol => "tcp-probe-for-app-protocol",
             KcmFactId::NumberOfProbesField => "number-of-probes-field",
+            KcmFactId::LocalProbePerRule => "local-probe-per-rule",
         })
     }
 }
@@ -124,6 +127,17 @@ pub const FACTS: &[KcmFact] = &[
                  [infer: read at an older tag]",
         inferred: true,
     },
+    KcmFact {
+        fact: KcmFactId::LocalProbePerRule,
+        from: None,
+        until: Some(29),
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go getExpectedLBRules (with \
+                 NeedsHealthCheck, each port's probe is Name: lbRuleName, HTTP on the \
+                 health-check NodePort; UDP rules use it too); today's CCM shares one probe \
+                 named <base>-TCP-<healthCheckNodePort> (anchor-ccm.md §4.3, §4.5) \
+                 [infer: read at an older tag]",
+        inferred: true,
+    },
 ];
 
 /// A `--in-tree-profile` version without an in-tree provider profile.
@@ -174,6 +188,7 @@ pub fn compat(version: KubeVersion) -> InTreeCompat {
         per_service_nsg_rules: holds(version, KcmFactId::PerServiceNsgRules),
         tcp_probe_for_app_protocol: holds(version, KcmFactId::TcpProbeForAppProtocol),
         number_of_probes_field: holds(version, KcmFactId::NumberOfProbesField),
+        local_probe_per_rule: holds(version, KcmFactId::LocalProbePerRule),
     }
 }
 

@@ -21,6 +21,9 @@ pub struct InTreeCompat {
     /// Probes written with `numberOfProbes` (the field of the older network API the in-tree
     /// provider used) instead of `probeThreshold`.
     pub number_of_probes_field: bool,
+    /// `externalTrafficPolicy: Local`: one HTTP probe per LB rule, named after the rule, instead
+    /// of one probe named after the health-check NodePort that every rule shares.
+    pub local_probe_per_rule: bool,
 }
 
 impl InTreeCompat {
@@ -30,6 +33,7 @@ impl InTreeCompat {
         per_service_nsg_rules: true,
         tcp_probe_for_app_protocol: true,
         number_of_probes_field: true,
+        local_probe_per_rule: true,
     };
 
     /// Names of the behaviours turned on, for start-up logs and reports.
@@ -42,6 +46,7 @@ impl InTreeCompat {
                 "tcp-probe-for-app-protocol",
             ),
             (self.number_of_probes_field, "number-of-probes-field"),
+            (self.local_probe_per_rule, "local-probe-per-rule"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -62,7 +67,8 @@ mod tests {
                 "legacy-tag-keys",
                 "per-service-nsg-rules",
                 "tcp-probe-for-app-protocol",
-                "number-of-probes-field"
+                "number-of-probes-field",
+                "local-probe-per-rule"
             ]
         );
     }

@@ -55,7 +55,10 @@
 //! `getExpectedLBRules` never did: TCP unless annotated; migration.md P10), and with
 //! `number_of_probes_field` probes carry `numberOfProbes` instead of `probeThreshold` (the
 //! in-tree provider's network API had no `probeThreshold`); probe equality treats the two fields
-//! alike, so only a protocol change makes today's CCM rewrite an in-tree probe.
+//! alike, so only a protocol change makes today's CCM rewrite an in-tree probe; with
+//! `local_probe_per_rule` an `externalTrafficPolicy: Local` Service gets one HTTP probe per rule,
+//! named after the rule (the in-tree `getExpectedLBRules`), which today's CCM replaces by its one
+//! shared probe.
 
 mod conflicts;
 mod frontends;

@@ -47,20 +47,42 @@ fn the_in_tree_profile_probes_an_app_protocol_port_over_tcp_with_number_of_probe
 }
 
 #[test]
-fn the_local_probe_uses_number_of_probes_in_the_in_tree_profile() {
+fn the_in_tree_profile_gives_each_local_rule_its_own_probe_and_the_ccm_shares_one() {
     let in_tree = LbTarget {
         in_tree: InTreeCompat::ALL,
         ..target()
     };
-    let mut svc = service("web", UID_A, vec![tcp(80, 30080)]);
+    let mut svc = service("web", UID_A, vec![tcp(80, 30080), udp(53, 30053)]);
     svc.local_health_check_node_port = Some(32000);
+    let base = svc.base_name.clone();
     let lb = ensure(None, &in_tree, &svc, &v4(pip("a")));
-    let probe = &probes(&lb)[0]["properties"];
-    assert_eq!(probe["numberOfProbes"], 2);
-    assert!(probe.get("probeThreshold").is_none());
-    // Same threshold under the other field: today's CCM keeps the probe as it is.
+    let local = |name: String| {
+        json!({"name": name, "properties": {"protocol": "Http", "port": 32000,
+            "requestPath": "/healthz", "intervalInSeconds": 5, "numberOfProbes": 2}})
+    };
     assert_eq!(
-        plan_ensure(Some(&lb), &target(), &svc, &v4(pip("a"))).expect("plan"),
-        LbChange::Unchanged
+        probes(&lb),
+        json!([
+            local(format!("{base}-TCP-80")),
+            local(format!("{base}-UDP-53"))
+        ])
     );
+
+    // Today's CCM: one probe named after the health-check NodePort, used by both rules.
+    let ccm = put(plan_ensure(Some(&lb), &target(), &svc, &v4(pip("a"))).expect("plan"));
+    let shared = format!("{base}-TCP-32000");
+    assert_eq!(
+        names(ccm.properties.as_ref().and_then(|p| p.probes.as_ref())),
+        vec![shared.clone()]
+    );
+    let rules = ccm
+        .properties
+        .as_ref()
+        .and_then(|p| p.load_balancing_rules.clone())
+        .unwrap_or_default();
+    assert_eq!(rules.len(), 2);
+    for rule in rules {
+        let probe = rule.properties.and_then(|p| p.probe).and_then(|r| r.id);
+        assert!(probe.is_some_and(|id| id.ends_with(&format!("/probes/{shared}"))));
+    }
 }
