@@ -5,6 +5,11 @@
 //! [`compat`] turns a version into the ccm-azure knobs the stand-in KCM
 //! (`harness kube-controller-manager --in-tree-profile=1.N`) runs with.
 //!
+//! The in-tree provider was read in kubernetes/kubernetes `staging/src/k8s.io/legacy-cloud-providers/
+//! azure/` at commit 01aa0f3f (a tree with `//go:build` lines, so 1.23 or later); that each fact
+//! still holds at release-1.27/1.28/1.29 (the tree only took fixes until its removal in 1.30) is
+//! inferred, hence `inferred: true` on the version bounds.
+//!
 //! Looked at and found equal for 1.27–1.29 (no knob):
 //! * probe timing: the in-tree code wrote interval 5 s and 2 probes, today's defaults
 //!   (`getExpectedLBRules` in the legacy provider; anchor-ccm.md §4.5, §11 item 10);
@@ -54,6 +59,9 @@ pub enum KcmFactId {
     /// `externalTrafficPolicy: Local`: one HTTP probe per rule named after it (today: one probe,
     /// named after the health-check NodePort, shared by the Service's rules).
     LocalProbePerRule,
+    /// An HTTP(S) probe asked for by the Service's probe-protocol annotation, without a path,
+    /// probes `/healthz` (today: `/`).
+    HealthzProbePath,
 }
 
 impl fmt::Display for KcmFactId {
@@ -64,6 +72,7 @@ impl fmt::Display for KcmFactId {
             KcmFactId::TcpProbeForAppProtocol => "tcp-probe-for-app-protocol",
             KcmFactId::NumberOfProbesField => "number-of-probes-field",
             KcmFactId::LocalProbePerRule => "local-probe-per-rule",
+            KcmFactId::HealthzProbePath => "healthz-probe-path",
         })
     }
 }
@@ -90,52 +99,61 @@ pub const FACTS: &[KcmFact] = &[
         from: None,
         until: Some(29),
         source: "kubernetes staging/src/k8s.io/legacy-cloud-providers/azure/azure_loadbalancer.go \
-                 (serviceTagKey \"service\", clusterNameKey \"kubernetes-cluster-name\", \
-                 serviceUsingDNSKey \"kubernetes-dns-label-service\"); cloud-provider-azure \
-                 pkg/consts/consts.go renamed them k8s-azure-* and keeps Legacy*Key (anchor-ccm.md \
-                 §4.8); unchanged up to release-1.29 [infer: read at an older tag]",
+                 at 01aa0f3f (serviceTagKey \"service\", clusterNameKey \"kubernetes-cluster-name\", \
+                 serviceUsingDNSKey \"kubernetes-dns-label-service\"; ensurePIPTagged); \
+                 cloud-provider-azure pkg/consts/consts.go renamed them k8s-azure-* and keeps \
+                 Legacy*Key (anchor-ccm.md §4.8)",
         inferred: true,
     },
     KcmFact {
         fact: KcmFactId::PerServiceNsgRules,
         from: None,
         until: Some(29),
-        source: "legacy-cloud-providers/azure azure_standard.go getSecurityRuleName and \
-                 azure_loadbalancer.go getExpectedSecurityRules (one rule per port x source, \
-                 single-valued fields, lowest free priority from 500); consolidated rules only in \
-                 cloud-provider-azure v1.29+ (anchor-ccm.md §4.7 \"Legacy (< v1.29)\"); the \
-                 in-tree code never got them [infer: read at an older tag]",
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go reconcileSecurityGroup at \
+                 01aa0f3f (one rule per port x source named by azure_standard.go \
+                 getSecurityRuleName, single sourceAddressPrefix / destinationPortRange / \
+                 destinationAddressPrefix, getNextAvailablePriority from 500, the Service's other \
+                 rules dropped); consolidated rules only in cloud-provider-azure v1.29+ \
+                 (anchor-ccm.md §4.7 \"Legacy (< v1.29)\")",
         inferred: true,
     },
     KcmFact {
         fact: KcmFactId::TcpProbeForAppProtocol,
         from: None,
         until: Some(29),
-        source: "migration.md §3 P10 and cloud-provider-azure docs topics/loadbalancer.md \
-                 (appProtocol drives the probe only in the out-of-tree provider, from v1.24); \
-                 the legacy getExpectedLBRules picks TCP or the probe-protocol annotation \
-                 [infer: no appProtocol read at release-1.27..1.29]",
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go reconcileLoadBalancerRule at \
+                 01aa0f3f (probe protocol: the azure-load-balancer-health-probe-protocol \
+                 annotation, else TCP; appProtocol never read); migration.md §3 P10 and \
+                 cloud-provider-azure docs topics/loadbalancer.md (appProtocol drives the probe \
+                 out of tree from v1.24)",
         inferred: true,
     },
     KcmFact {
         fact: KcmFactId::NumberOfProbesField,
         from: None,
         until: Some(29),
-        source: "legacy-cloud-providers/azure azure_loadbalancer.go getExpectedLBRules \
-                 (IntervalInSeconds 5, NumberOfProbes 2, over a network API without \
-                 probeThreshold); today's CCM writes probeThreshold (anchor-ccm.md §4.5) \
-                 [infer: read at an older tag]",
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go reconcileLoadBalancerRule at \
+                 01aa0f3f (IntervalInSeconds 5, NumberOfProbes 2, network API 2019-06-01 has no \
+                 probeThreshold); today's CCM writes probeThreshold (anchor-ccm.md §4.5)",
         inferred: true,
     },
     KcmFact {
         fact: KcmFactId::LocalProbePerRule,
         from: None,
         until: Some(29),
-        source: "legacy-cloud-providers/azure azure_loadbalancer.go getExpectedLBRules (with \
-                 NeedsHealthCheck, each port's probe is Name: lbRuleName, HTTP on the \
-                 health-check NodePort; UDP rules use it too); today's CCM shares one probe \
-                 named <base>-TCP-<healthCheckNodePort> (anchor-ccm.md §4.3, §4.5) \
-                 [infer: read at an older tag]",
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go reconcileLoadBalancerRule at \
+                 01aa0f3f (with NeedsHealthCheck each port's probe is named lbRuleName, HTTP on \
+                 the health-check NodePort, and UDP rules use it too); today's CCM shares one \
+                 probe named <base>-TCP-<healthCheckNodePort> (anchor-ccm.md §4.3, §4.5)",
+        inferred: true,
+    },
+    KcmFact {
+        fact: KcmFactId::HealthzProbePath,
+        from: None,
+        until: Some(29),
+        source: "legacy-cloud-providers/azure azure_loadbalancer.go reconcileLoadBalancerRule at \
+                 01aa0f3f (a non-TCP probe protocol from the annotation without a request-path \
+                 annotation probes /healthz); today's CCM probes / (anchor-ccm.md §4.5)",
         inferred: true,
     },
 ];
@@ -189,6 +207,7 @@ pub fn compat(version: KubeVersion) -> InTreeCompat {
         tcp_probe_for_app_protocol: holds(version, KcmFactId::TcpProbeForAppProtocol),
         number_of_probes_field: holds(version, KcmFactId::NumberOfProbesField),
         local_probe_per_rule: holds(version, KcmFactId::LocalProbePerRule),
+        healthz_probe_path: holds(version, KcmFactId::HealthzProbePath),
     }
 }
 

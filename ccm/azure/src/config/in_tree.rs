@@ -24,6 +24,9 @@ pub struct InTreeCompat {
     /// `externalTrafficPolicy: Local`: one HTTP probe per LB rule, named after the rule, instead
     /// of one probe named after the health-check NodePort that every rule shares.
     pub local_probe_per_rule: bool,
+    /// An HTTP(S) probe asked for by the `azure-load-balancer-health-probe-protocol` annotation
+    /// without a path probes `/healthz` (today: `/`).
+    pub healthz_probe_path: bool,
 }
 
 impl InTreeCompat {
@@ -34,6 +37,7 @@ impl InTreeCompat {
         tcp_probe_for_app_protocol: true,
         number_of_probes_field: true,
         local_probe_per_rule: true,
+        healthz_probe_path: true,
     };
 
     /// Names of the behaviours turned on, for start-up logs and reports.
@@ -47,6 +51,7 @@ impl InTreeCompat {
             ),
             (self.number_of_probes_field, "number-of-probes-field"),
             (self.local_probe_per_rule, "local-probe-per-rule"),
+            (self.healthz_probe_path, "healthz-probe-path"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -68,7 +73,8 @@ mod tests {
                 "per-service-nsg-rules",
                 "tcp-probe-for-app-protocol",
                 "number-of-probes-field",
-                "local-probe-per-rule"
+                "local-probe-per-rule",
+                "healthz-probe-path"
             ]
         );
     }

@@ -58,7 +58,8 @@
 //! alike, so only a protocol change makes today's CCM rewrite an in-tree probe; with
 //! `local_probe_per_rule` an `externalTrafficPolicy: Local` Service gets one HTTP probe per rule,
 //! named after the rule (the in-tree `getExpectedLBRules`), which today's CCM replaces by its one
-//! shared probe.
+//! shared probe; with `healthz_probe_path` an HTTP(S) probe from the Service's probe-protocol
+//! annotation without a path probes `/healthz` (the in-tree default) instead of `/`.
 
 mod conflicts;
 mod frontends;

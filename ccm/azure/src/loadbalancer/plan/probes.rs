@@ -153,7 +153,14 @@ pub(crate) fn port_probe(
             .request_path
             .clone()
             .or_else(|| svc.probe.request_path.clone())
-            .unwrap_or_else(|| DEFAULT_REQUEST_PATH.to_string())
+            .unwrap_or_else(|| {
+                let default = if target.in_tree.healthz_probe_path {
+                    LOCAL_REQUEST_PATH
+                } else {
+                    DEFAULT_REQUEST_PATH
+                };
+                default.to_string()
+            })
     });
     let (interval, threshold) = timing(Some(&port.probe), &svc.probe, port.port)?;
     Ok(Some(threshold_field(

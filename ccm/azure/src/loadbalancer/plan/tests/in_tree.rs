@@ -86,3 +86,17 @@ fn the_in_tree_profile_gives_each_local_rule_its_own_probe_and_the_ccm_shares_on
         assert!(probe.is_some_and(|id| id.ends_with(&format!("/probes/{shared}"))));
     }
 }
+
+#[test]
+fn an_annotated_http_probe_without_path_probes_healthz_in_the_in_tree_profile() {
+    let in_tree = LbTarget {
+        in_tree: InTreeCompat::ALL,
+        ..target()
+    };
+    let mut svc = service("web", UID_A, vec![tcp(80, 30080)]);
+    svc.probe.protocol = Some(crate::loadbalancer::service::ProbeProtocol::Http);
+    let lb = ensure(None, &in_tree, &svc, &v4(pip("a")));
+    assert_eq!(probes(&lb)[0]["properties"]["requestPath"], "/healthz");
+    let ccm = put(plan_ensure(Some(&lb), &target(), &svc, &v4(pip("a"))).expect("plan"));
+    assert_eq!(probes(&ccm)[0]["properties"]["requestPath"], "/");
+}
