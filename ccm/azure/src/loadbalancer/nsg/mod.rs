@@ -34,9 +34,11 @@
 //!   passes the other Services ([`plan_ensure_shared`], [`plan_remove_shared`]) and a destination
 //!   is kept in exactly the rules those Services want it in; [`plan_ensure`] / [`plan_remove`]
 //!   assume no other Service shares the destinations.
-//! * [infer] Legacy per-Service rules are deleted on ensure and on delete (the v1.29 code path
-//!   no longer looks at them); legacy `shared-*` rules only lose the Service's destinations on
-//!   delete. Only managed and touched legacy rules are pruned when empty (upstream prunes any
+//! * [infer] Legacy per-Service rules are deleted, by name, on ensure and on delete. Upstream
+//!   reaches the same end by address: `RemoveDestinationFromRules` (`securitygroup.go`) takes the
+//!   Service's addresses out of every rule of that protocol with a priority in 500..=4096 whatever
+//!   its name, so a legacy rule loses its only destination; that its ensure path cleans too is
+//!   not verified. Legacy `shared-*` rules only lose the Service's destinations on delete. Only managed and touched legacy rules are pruned when empty (upstream prunes any
 //!   rule without destination).
 //! * [infer] With floating IP off, ports without an allocated NodePort get no rule (upstream
 //!   would write port 0).
