@@ -8,6 +8,15 @@ use azure_ccm::cloud_shared_args::KubeCloudSharedArgs;
 use azure_ccm::election_args::ElectionArgs;
 use clap::Args;
 
+use crate::intree::kcm_profile;
+use crate::intree::kubelet::profile::KubeVersion;
+
+/// Parses `--in-tree-profile`: a version with an in-tree provider profile (1.27, 1.28, 1.29).
+fn in_tree_profile(text: &str) -> Result<KubeVersion, String> {
+    let version: KubeVersion = text.parse().map_err(|e| format!("{e}"))?;
+    kcm_profile::check(version).map_err(|e| e.to_string())
+}
+
 /// `harness kube-controller-manager` flags.
 #[derive(Debug, Args)]
 pub struct KcmArgs {
@@ -44,6 +53,12 @@ pub struct KcmArgs {
     /// HTTPS port; the stand-in serves nothing, whatever the value (0 is the honest one).
     #[arg(long, default_value_t = 10257, value_name = "PORT")]
     pub secure_port: u16,
+
+    /// The Kubernetes release whose in-tree Azure provider to reproduce (not an upstream KCM
+    /// flag; the harness always passes it): where it wrote load balancers, public IPs and NSG
+    /// rules differently from today's CCM (`harness::intree::kcm_profile`).
+    #[arg(long, default_value_t = kcm_profile::DEFAULT_VERSION, value_parser = in_tree_profile, value_name = "1.N")]
+    pub in_tree_profile: KubeVersion,
 
     /// Log verbosity (klog levels: 0-1 info, 2-4 debug, 5+ trace).
     #[arg(short = 'v', long = "v", default_value_t = 0, value_name = "LEVEL")]

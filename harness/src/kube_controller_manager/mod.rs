@@ -12,7 +12,10 @@
 //! `--allocate-node-cidrs` and `--configure-cloud-routes`, the Leader Migration flags.
 //! Deliberate differences: nothing is served (`--secure-port` is accepted and ignored), KCM's
 //! other controllers are not emulated (their names are accepted in `--controllers`), the cloud
-//! config is read from `--cloud-config` only.
+//! config is read from `--cloud-config` only, and one flag upstream's KCM does not have:
+//! `--in-tree-profile=1.N` (1.27, 1.28 or 1.29; default 1.29) selects which release's in-tree
+//! Azure provider to reproduce where it wrote Azure resources differently from today's CCM
+//! ([`crate::intree::kcm_profile`]); the differences in effect are logged at start.
 
 mod controllers;
 mod flags;

@@ -11,6 +11,7 @@ use prometheus_client::registry::Registry;
 
 use super::controllers;
 use super::flags::KcmArgs;
+use crate::intree::kcm_profile;
 
 /// The component name Leader Migration configurations use for the in-tree manager.
 pub const COMPONENT: &str = "kube-controller-manager";
@@ -46,8 +47,19 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
         );
     }
     let client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
-    let (config, _) =
+    let (mut config, _) =
         cloud_config::read_with_text(&CloudConfigSource::File(cloud_config), &client).await?;
+    let profile = args.in_tree_profile;
+    config.load_balancer.in_tree = kcm_profile::compat(profile);
+    for fact in kcm_profile::active(profile) {
+        tracing::info!(
+            profile = %profile,
+            difference = %fact.fact,
+            source = fact.source,
+            inferred = fact.inferred,
+            "in-tree profile: reproducing a difference from today's CCM"
+        );
+    }
 
     let mut registry = Registry::default();
     let running = RunningControllers::register(&mut registry, COMPONENT);
@@ -66,7 +78,11 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
     let election_client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
     let host = Host::start(election_client, plan, inputs, running)?;
     let shutdown = termination()?;
-    tracing::info!("kube-controller-manager stand-in started");
+    tracing::info!(
+        profile = %profile,
+        differences = ?config.load_balancer.in_tree.active(),
+        "kube-controller-manager stand-in started"
+    );
     host.run_until(shutdown).await?;
     Ok(())
 }

@@ -124,6 +124,12 @@ async fn migrated_controllers_move_from_kcm_to_ccm_without_overlap() {
         lease_holder(&leases, KCM)
     })
     .await;
+    // Without --in-tree-profile the stand-in reproduces 1.29's in-tree provider and says so.
+    let started = kcm.logs();
+    assert!(
+        started.contains("in-tree profile") && started.contains("per-service-nsg-rules"),
+        "{started}"
+    );
     let held = wait_for("the KCM holds the migration Lease", &[&kcm], || {
         lease_holder(&leases, MIGRATION_LEASE)
     })
@@ -347,6 +353,15 @@ fn the_stand_in_refuses_bad_flags_naming_them() {
         (
             &["--cloud-provider=azure", config, "--allocate-node-cidrs"],
             &["--cluster-cidr"],
+        ),
+        // No in-tree provider after 1.29: the accepted profiles are named.
+        (
+            &["--cloud-provider=azure", config, "--in-tree-profile=1.30"],
+            &["--in-tree-profile", "1.30", "accepted: 1.27, 1.28, 1.29"],
+        ),
+        (
+            &["--cloud-provider=azure", config, "--in-tree-profile=latest"],
+            &["--in-tree-profile", "latest", "1.N"],
         ),
     ];
     for (args, named) in cases {

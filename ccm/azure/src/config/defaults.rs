@@ -311,6 +311,7 @@ pub fn resolve(
         enable_ip_tag_mutation_for_existing_public_ip: doc
             .enable_ip_tag_mutation_for_existing_public_ip
             .unwrap_or(false),
+        in_tree: super::in_tree::InTreeCompat::default(),
     };
 
     let routes = RouteSettings {

@@ -181,6 +181,9 @@ pub struct LoadBalancerSettings {
     pub private_link_service_resource_group: String,
     /// `enableIPTagMutationForExistingPublicIP`.
     pub enable_ip_tag_mutation_for_existing_public_ip: bool,
+    /// Not an azure.json key: in-tree provider behaviours the harness's stand-in in-tree
+    /// kube-controller-manager reproduces (always the default, today's CCM, when loaded).
+    pub in_tree: super::in_tree::InTreeCompat,
 }
 
 /// Route controller batching.

@@ -78,6 +78,7 @@ pub mod enums;
 pub mod env;
 pub mod error;
 pub mod fields;
+pub mod in_tree;
 pub mod origin;
 pub mod secret;
 pub mod sources;
@@ -100,6 +101,7 @@ pub use fields::{
     Backoff, CacheSettings, Cluster, Config, CredentialKind, Identity, LoadBalancerSettings,
     RateLimit, RateLimits, RouteSettings, SourceSettings,
 };
+pub use in_tree::InTreeCompat;
 pub use origin::Origin;
 pub use secret::SecretString;
 pub use sources::SourceText;

@@ -309,6 +309,7 @@ impl LbReconciler {
             },
             tags: s.tags.clone(),
             system_tags: s.system_tags.clone(),
+            in_tree: s.in_tree,
         }
     }
 
@@ -323,6 +324,7 @@ impl LbReconciler {
             config_tags: s.tags.clone(),
             system_tags: s.system_tags.clone(),
             ip_tag_mutation: s.ip_tag_mutation,
+            legacy_tag_keys: s.in_tree.legacy_tag_keys,
         }
     }
 
@@ -460,6 +462,12 @@ impl LbReconciler {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
+        if self.settings.in_tree.per_service_nsg_rules {
+            if let Some(body) = nsg::plan_in_tree(&current, svc, dst, true)? {
+                self.io.put_security_group(&self.settings, &body).await?;
+            }
+            return Ok(());
+        }
         let others = self.sharing_services(svc, dst, lbs, known);
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
@@ -482,6 +490,12 @@ impl LbReconciler {
         let Some(current) = self.io.get_security_group(&self.settings).await? else {
             return Ok(());
         };
+        if self.settings.in_tree.per_service_nsg_rules {
+            if let Some(body) = nsg::plan_in_tree(&current, svc, dst, false)? {
+                self.io.put_security_group(&self.settings, &body).await?;
+            }
+            return Ok(());
+        }
         let others: Vec<(&LbService, &nsg::Destinations)> =
             others.iter().map(|(s, d)| (s, d)).collect();
         if let Some(body) = nsg::plan_remove_shared(&current, svc, dst, &others) {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{BackendPoolType, Config, LoadBalancerSku, ProbeMode};
+use crate::config::{BackendPoolType, Config, InTreeCompat, LoadBalancerSku, ProbeMode};
 
 use super::names;
 use super::service::{IpFamily, LbService};
@@ -54,6 +54,8 @@ pub struct LbSettings {
     pub system_tags: Vec<String>,
     /// `enableIPTagMutationForExistingPublicIP`.
     pub ip_tag_mutation: bool,
+    /// In-tree provider behaviours to reproduce (default: none, today's CCM).
+    pub in_tree: InTreeCompat,
 }
 
 impl LbSettings {
@@ -88,6 +90,7 @@ impl LbSettings {
             tags: cluster.tags.clone(),
             system_tags: cluster.system_tags.clone(),
             ip_tag_mutation: lb.enable_ip_tag_mutation_for_existing_public_ip,
+            in_tree: lb.in_tree,
         }
     }
 

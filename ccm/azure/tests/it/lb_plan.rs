@@ -47,6 +47,7 @@ fn target(subscription: &str, resource_group: &str, name: &str, location: &str) 
         internal_frontend_zones: Vec::new(),
         tags: BTreeMap::new(),
         system_tags: Vec::new(),
+        in_tree: ccm_azure::config::InTreeCompat::default(),
     }
 }
 

@@ -6,6 +6,7 @@ mod credentials;
 mod fake_azure;
 mod imds_node_metadata;
 mod lb_churn;
+mod lb_in_tree;
 mod lb_lifecycle;
 mod lb_plan;
 mod lb_pools;

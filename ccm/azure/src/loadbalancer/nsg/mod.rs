@@ -34,16 +34,24 @@
 //!   passes the other Services ([`plan_ensure_shared`], [`plan_remove_shared`]) and a destination
 //!   is kept in exactly the rules those Services want it in; [`plan_ensure`] / [`plan_remove`]
 //!   assume no other Service shares the destinations.
-//! * [infer] Legacy per-Service rules are deleted on ensure and on delete (the v1.29 code path
-//!   no longer looks at them); legacy `shared-*` rules only lose the Service's destinations on
-//!   delete. Only managed and touched legacy rules are pruned when empty (upstream prunes any
+//! * [infer] Legacy per-Service rules are deleted, by name, on ensure and on delete. Upstream
+//!   reaches the same end by address: `RemoveDestinationFromRules` (`securitygroup.go`) takes the
+//!   Service's addresses out of every rule of that protocol with a priority in 500..=4096 whatever
+//!   its name, so a legacy rule loses its only destination; that its ensure path cleans too is
+//!   not verified. Legacy `shared-*` rules only lose the Service's destinations on delete. Only managed and touched legacy rules are pruned when empty (upstream prunes any
 //!   rule without destination).
 //! * [infer] With floating IP off, ports without an allocated NodePort get no rule (upstream
 //!   would write port 0).
 //! * [infer] `azure-disable-load-balancer-nsg-rule=true` leaves the NSG untouched on delete too.
 //! * Upstream's stale-destination sweep across all Services (`listAvailableSecurityGroupDestinations`)
 //!   is not part of these per-Service plans.
+//!
+//! [`in_tree`] ([`plan_in_tree`]) writes the NSG as the in-tree provider of Kubernetes ≤ 1.29 did
+//! (per-Service rules); only the harness's stand-in in-tree KCM uses it
+//! ([`crate::config::InTreeCompat::per_service_nsg_rules`]). The plans above remove those rules
+//! when today's CCM reconciles or deletes the Service.
 
+pub mod in_tree;
 mod plan;
 mod priority;
 mod rule_fields;
@@ -58,6 +66,7 @@ use std::net::IpAddr;
 use crate::arm::resources::security_group::NetworkSecurityGroup;
 use crate::loadbalancer::service::LbService;
 
+pub use in_tree::{in_tree_rule_name, plan_in_tree};
 pub use rule_name::{allow_rule_name, deny_all_rule_name};
 
 /// Lowest priority of a managed rule.

@@ -49,6 +49,17 @@
 //! - a frontend the Service used as secondary (shared IP) goes with the Service's last rule on it
 //!   when nothing else needs it, even though it is named after another Service;
 //! - LB tags: configured keys are added / overwritten (key match ignores ASCII case), others kept.
+//!
+//! In-tree profile ([`crate::config::InTreeCompat`], harness stand-in KCM only): with
+//! `tcp_probe_for_app_protocol` a port's `appProtocol` is not read (the in-tree
+//! `getExpectedLBRules` never did: TCP unless annotated; migration.md P10), and with
+//! `number_of_probes_field` probes carry `numberOfProbes` instead of `probeThreshold` (the
+//! in-tree provider's network API had no `probeThreshold`); probe equality treats the two fields
+//! alike, so only a protocol change makes today's CCM rewrite an in-tree probe; with
+//! `local_probe_per_rule` an `externalTrafficPolicy: Local` Service gets one HTTP probe per rule,
+//! named after the rule (the in-tree `getExpectedLBRules`), which today's CCM replaces by its one
+//! shared probe; with `healthz_probe_path` an HTTP(S) probe from the Service's probe-protocol
+//! annotation without a path probes `/healthz` (the in-tree default) instead of `/`.
 
 mod conflicts;
 mod frontends;
@@ -69,7 +80,7 @@ use std::net::IpAddr;
 
 use crate::arm::resources::Sku;
 use crate::arm::resources::load_balancer::{LoadBalancer, LoadBalancerProperties};
-use crate::config::{LoadBalancerSku, ProbeMode};
+use crate::config::{InTreeCompat, LoadBalancerSku, ProbeMode};
 use crate::loadbalancer::names::SHARED_PROBE_NAME;
 use crate::loadbalancer::service::{IpFamily, LbService, PerFamily};
 
@@ -109,6 +120,8 @@ pub struct LbTarget {
     pub tags: BTreeMap<String, String>,
     /// Config `systemTags`: with them set, other tags not under these prefixes are removed.
     pub system_tags: Vec<String>,
+    /// In-tree provider behaviours to reproduce (probe protocol and fields).
+    pub in_tree: InTreeCompat,
 }
 
 /// What a Service's frontend of one family points at (resolved by the lead: PIP, subnet).

@@ -27,6 +27,17 @@ fn probe(name: &str, props: ProbeProperties) -> Probe {
     }
 }
 
+/// Moves the threshold to `numberOfProbes` when reproducing the in-tree provider (its network
+/// API version had no `probeThreshold`).
+fn threshold_field(target: &LbTarget, mut probe: Probe) -> Probe {
+    if target.in_tree.number_of_probes_field
+        && let Some(props) = probe.properties.as_mut()
+    {
+        props.number_of_probes = props.probe_threshold.take();
+    }
+    probe
+}
+
 /// Interval and threshold: port annotation > Service annotation > default; interval × count
 /// must stay under 120 s.
 fn timing(
@@ -53,50 +64,63 @@ fn timing(
 }
 
 /// HTTP probe on the health-check NodePort for `externalTrafficPolicy: Local`.
-pub(crate) fn local_probe(name: &str, svc: &LbService, port: u16) -> Result<Probe, LbPlanError> {
+pub(crate) fn local_probe(
+    target: &LbTarget,
+    name: &str,
+    svc: &LbService,
+    port: u16,
+) -> Result<Probe, LbPlanError> {
     let (interval, threshold) = timing(None, &svc.probe, port)?;
-    Ok(probe(
-        name,
-        ProbeProperties {
-            protocol: Some(ProbeProtocol::Http.arm().into()),
-            port: Some(i64::from(port)),
-            request_path: Some(LOCAL_REQUEST_PATH.into()),
-            interval_in_seconds: Some(interval),
-            probe_threshold: Some(threshold),
-            ..Default::default()
-        },
+    Ok(threshold_field(
+        target,
+        probe(
+            name,
+            ProbeProperties {
+                protocol: Some(ProbeProtocol::Http.arm().into()),
+                port: Some(i64::from(port)),
+                request_path: Some(LOCAL_REQUEST_PATH.into()),
+                interval_in_seconds: Some(interval),
+                probe_threshold: Some(threshold),
+                ..Default::default()
+            },
+        ),
     ))
 }
 
 /// The probe every `Cluster` Service shares in `shared` probe mode (kube-proxy's health port).
 pub(crate) fn shared_probe(target: &LbTarget) -> Probe {
-    probe(
-        SHARED_PROBE_NAME,
-        ProbeProperties {
-            protocol: Some(ProbeProtocol::Http.arm().into()),
-            port: Some(i64::from(target.shared_probe_port)),
-            request_path: Some(target.shared_probe_path.clone()),
-            interval_in_seconds: Some(DEFAULT_INTERVAL_SECONDS),
-            probe_threshold: Some(DEFAULT_THRESHOLD),
-            ..Default::default()
-        },
+    threshold_field(
+        target,
+        probe(
+            SHARED_PROBE_NAME,
+            ProbeProperties {
+                protocol: Some(ProbeProtocol::Http.arm().into()),
+                port: Some(i64::from(target.shared_probe_port)),
+                request_path: Some(target.shared_probe_path.clone()),
+                interval_in_seconds: Some(DEFAULT_INTERVAL_SECONDS),
+                probe_threshold: Some(DEFAULT_THRESHOLD),
+                ..Default::default()
+            },
+        ),
     )
 }
 
 /// Probe protocol of a port: port annotation > `appProtocol` > Service annotation > Tcp; an
-/// unknown `appProtocol` means Tcp; Https falls back to Tcp on basic SKU.
+/// unknown `appProtocol` means Tcp; Https falls back to Tcp on basic SKU. Reproducing the
+/// in-tree provider, `appProtocol` is not read.
 fn probe_protocol(target: &LbTarget, svc: &LbService, port: &LbPort) -> ProbeProtocol {
-    let chosen = port
-        .probe
-        .protocol
-        .or_else(|| match port.app_protocol.as_deref() {
-            Some(app) => Some(match app.trim() {
-                a if a.eq_ignore_ascii_case("http") => ProbeProtocol::Http,
-                a if a.eq_ignore_ascii_case("https") => ProbeProtocol::Https,
-                _ => ProbeProtocol::Tcp,
-            }),
-            None => svc.probe.protocol,
-        });
+    let app_protocol = port
+        .app_protocol
+        .as_deref()
+        .filter(|_| !target.in_tree.tcp_probe_for_app_protocol);
+    let chosen = port.probe.protocol.or_else(|| match app_protocol {
+        Some(app) => Some(match app.trim() {
+            a if a.eq_ignore_ascii_case("http") => ProbeProtocol::Http,
+            a if a.eq_ignore_ascii_case("https") => ProbeProtocol::Https,
+            _ => ProbeProtocol::Tcp,
+        }),
+        None => svc.probe.protocol,
+    });
     match chosen.unwrap_or(ProbeProtocol::Tcp) {
         ProbeProtocol::Https if target.sku == LoadBalancerSku::Basic => ProbeProtocol::Tcp,
         other => other,
@@ -129,19 +153,29 @@ pub(crate) fn port_probe(
             .request_path
             .clone()
             .or_else(|| svc.probe.request_path.clone())
-            .unwrap_or_else(|| DEFAULT_REQUEST_PATH.to_string())
+            .unwrap_or_else(|| {
+                let default = if target.in_tree.healthz_probe_path {
+                    LOCAL_REQUEST_PATH
+                } else {
+                    DEFAULT_REQUEST_PATH
+                };
+                default.to_string()
+            })
     });
     let (interval, threshold) = timing(Some(&port.probe), &svc.probe, port.port)?;
-    Ok(Some(probe(
-        name,
-        ProbeProperties {
-            protocol: Some(protocol.arm().into()),
-            port: Some(i64::from(probed)),
-            request_path,
-            interval_in_seconds: Some(interval),
-            probe_threshold: Some(threshold),
-            ..Default::default()
-        },
+    Ok(Some(threshold_field(
+        target,
+        probe(
+            name,
+            ProbeProperties {
+                protocol: Some(protocol.arm().into()),
+                port: Some(i64::from(probed)),
+                request_path,
+                interval_in_seconds: Some(interval),
+                probe_threshold: Some(threshold),
+                ..Default::default()
+            },
+        ),
     )))
 }
 

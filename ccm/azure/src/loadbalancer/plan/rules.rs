@@ -102,6 +102,15 @@ fn use_probe(wanted: &mut Wanted, ids: &LbIds, probe: Probe) -> Reference {
     Reference::to(ids.probe(&name))
 }
 
+/// The `Local` probe of the rule `rule`: shared by every rule, or (reproducing the in-tree
+/// provider) one per rule named after it.
+fn named_local(target: &LbTarget, mut probe: Probe, rule: &str) -> Probe {
+    if target.in_tree.local_probe_per_rule {
+        probe.name = Some(rule.to_string());
+    }
+    probe
+}
+
 /// Everything the Service wants on the LB, given the frontend each family uses.
 pub(crate) fn wanted_children(
     target: &LbTarget,
@@ -136,6 +145,7 @@ pub(crate) fn wanted_children(
         };
         let local = match svc.local_health_check_node_port {
             Some(hc) => Some(local_probe(
+                target,
                 &rule_name(&svc.base_name, subnet, Protocol::Tcp, hc, family, dual),
                 svc,
                 hc,
@@ -151,6 +161,7 @@ pub(crate) fn wanted_children(
             }
             Ok(local
                 .clone()
+                .map(|probe| named_local(target, probe, name))
                 .or_else(|| shared_mode.then(|| shared_probe(target))))
         };
         if ha_ports {
@@ -166,7 +177,7 @@ pub(crate) fn wanted_children(
             let probe = if first.no_probe_rule {
                 None
             } else if let Some(local) = local.clone() {
-                Some(local)
+                Some(named_local(target, local, &name))
             } else if shared_mode {
                 Some(shared_probe(target))
             } else {

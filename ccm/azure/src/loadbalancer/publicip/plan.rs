@@ -41,6 +41,9 @@ pub struct PipContext {
     pub system_tags: Vec<String>,
     /// Config `enableIPTagMutationForExistingPublicIP`.
     pub ip_tag_mutation: bool,
+    /// Write the ownership tags under the in-tree provider's legacy keys
+    /// ([`crate::config::InTreeCompat::legacy_tag_keys`]).
+    pub legacy_tag_keys: bool,
 }
 
 impl PipContext {
@@ -292,15 +295,7 @@ fn expected_tags(svc: &LbService, ctx: &PipContext, current: &Tags) -> Tags {
 
 /// A new managed PIP for `family`.
 fn new_pip(svc: &LbService, family: IpFamily, name: &str, ctx: &PipContext) -> PublicIpAddress {
-    let mut t = Tags::new();
-    t.insert(
-        ccm_names::resource_tags::SERVICE.to_string(),
-        svc.key.to_string(),
-    );
-    t.insert(
-        ccm_names::resource_tags::CLUSTER_NAME.to_string(),
-        ctx.cluster_name.clone(),
-    );
+    let t = tags::new_owner_tags(&svc.key.to_string(), &ctx.cluster_name, ctx.legacy_tag_keys);
     let ip_tags = requested_ip_tags(svc);
     let mut pip = PublicIpAddress {
         name: Some(name.to_string()),
@@ -344,6 +339,7 @@ fn reconcile_pip(
     let key = svc.key.to_string();
     let name = pip.name.clone().unwrap_or_default();
     let managed = owner == Ownership::Managed;
+    let before = pip.tags.clone().unwrap_or_default();
     let mut t = pip.tags.take().unwrap_or_default();
     if managed {
         tags::bind(&mut t, &key);
@@ -430,6 +426,9 @@ fn reconcile_pip(
             props.public_ip_allocation_method = Some(method.to_string());
         }
     }
+    if managed && ctx.legacy_tag_keys {
+        tags::to_legacy_keys(&mut t, &before);
+    }
     pip.tags = (!t.is_empty() || pip.tags.is_some()).then_some(t);
     Ok(())
 }
@@ -473,6 +472,9 @@ pub fn plan(
         let expected = expected_tags(svc, ctx, &t);
         reconcile_tags(&mut t, &expected, &ctx.system_tags);
         let users = tags::services(&t);
+        if ctx.legacy_tag_keys {
+            tags::to_legacy_keys(&mut t, pip.tags.as_ref().unwrap_or(&Tags::new()));
+        }
         edited.tags = Some(t);
         if users.is_empty() {
             deleted.push(name);

@@ -1,5 +1,9 @@
 //! Public IP tags: who uses a managed PIP (`k8s-azure-service`), which cluster made it, who owns its
-//! DNS label, read under the current or the legacy keys.
+//! DNS label, read under the current or the legacy keys. Written under the current keys; under the
+//! legacy ones (`service`, `kubernetes-cluster-name`, `kubernetes-dns-label-service`, the in-tree
+//! provider's: `legacy-cloud-providers/azure/azure_loadbalancer.go`) only for the harness's
+//! stand-in in-tree KCM ([`to_legacy_keys`]). [infer] The stand-in still reads the current keys
+//! too, where the in-tree provider read only its own.
 
 use std::collections::BTreeMap;
 
@@ -95,6 +99,41 @@ pub fn set_dns_owner(tags: &mut Tags, service: &str) {
     tags.insert(DNS_LABEL_SERVICE.to_string(), service.to_string());
 }
 
+/// Each current ownership key with the legacy key the in-tree provider wrote instead.
+const KEY_PAIRS: [(&str, &str); 3] = [
+    (SERVICE, LEGACY_SERVICE),
+    (CLUSTER_NAME, LEGACY_CLUSTER_NAME),
+    (DNS_LABEL_SERVICE, LEGACY_DNS_LABEL_SERVICE),
+];
+
+/// Moves the ownership tags the plan wrote under the current keys to the in-tree provider's
+/// legacy keys (reproducing the in-tree provider). A current key the PIP already carried in
+/// `before` (a CCM wrote it) keeps its old value: the in-tree provider did not know that key.
+pub fn to_legacy_keys(tags: &mut Tags, before: &Tags) {
+    for (current, legacy) in KEY_PAIRS {
+        if let Some(value) = tags.remove(current) {
+            tags.insert(legacy.to_string(), value);
+            if let Some(old) = before.get(current) {
+                tags.insert(current.to_string(), old.clone());
+            }
+        }
+    }
+}
+
+/// The ownership tags of a PIP the plan creates: service and cluster, under the current keys or
+/// (`legacy`) the in-tree provider's.
+pub fn new_owner_tags(service: &str, cluster: &str, legacy: bool) -> Tags {
+    let (service_key, cluster_key) = if legacy {
+        (LEGACY_SERVICE, LEGACY_CLUSTER_NAME)
+    } else {
+        (SERVICE, CLUSTER_NAME)
+    };
+    Tags::from([
+        (service_key.to_string(), service.to_string()),
+        (cluster_key.to_string(), cluster.to_string()),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +169,30 @@ mod tests {
         assert_eq!(t, tags(&[("k8s-azure-service", "ns/b")]));
         unbind(&mut t, "ns/b");
         assert_eq!(services(&t), Vec::<String>::new());
+    }
+
+    #[test]
+    fn legacy_keys_move_what_was_written_and_keep_a_ccm_key_found_before() {
+        let before = tags(&[("service", "ns/a"), ("kubernetes-cluster-name", "k8s")]);
+        let mut t = before.clone();
+        bind(&mut t, "ns/b");
+        set_dns_owner(&mut t, "ns/b");
+        to_legacy_keys(&mut t, &before);
+        assert_eq!(
+            t,
+            tags(&[
+                ("service", "ns/a,ns/b"),
+                ("kubernetes-cluster-name", "k8s"),
+                ("kubernetes-dns-label-service", "ns/b"),
+            ])
+        );
+        let ccm = tags(&[("k8s-azure-service", "ns/a")]);
+        let mut t = ccm.clone();
+        bind(&mut t, "ns/b");
+        to_legacy_keys(&mut t, &ccm);
+        assert_eq!(
+            t,
+            tags(&[("k8s-azure-service", "ns/a"), ("service", "ns/a,ns/b")])
+        );
     }
 }

@@ -25,6 +25,7 @@ fn ctx() -> PipContext {
         config_tags: BTreeMap::from([("team".to_string(), "net".to_string())]),
         system_tags: Vec::new(),
         ip_tag_mutation: false,
+        legacy_tag_keys: false,
     }
 }
 
@@ -242,4 +243,59 @@ fn other_services_and_other_clusters_are_left_alone() {
     ];
     let p = plan(&svc, false, &ctx(), &others).expect("plan");
     assert!(p.deletes.is_empty() && p.updates.is_empty());
+}
+
+/// The in-tree profile's context: ownership tags under the legacy keys.
+fn in_tree_ctx() -> PipContext {
+    PipContext {
+        legacy_tag_keys: true,
+        ..ctx()
+    }
+}
+
+#[test]
+fn the_in_tree_profile_writes_legacy_keys_and_adopts_its_own_pip_without_a_write() {
+    let mut svc = service("web", UID);
+    svc.public_ip.dns_label = Some("myapp".to_string());
+    let p = plan(&svc, true, &in_tree_ctx(), &[]).expect("plan");
+    let created = p.wanted[0].write.as_ref().expect("create");
+    let tags = created.tags.clone().expect("tags");
+    assert_eq!(
+        tags,
+        BTreeMap::from([
+            (
+                "kubernetes-cluster-name".to_string(),
+                "kubernetes".to_string()
+            ),
+            (
+                "kubernetes-dns-label-service".to_string(),
+                "default/web".to_string()
+            ),
+            ("service".to_string(), "default/web".to_string()),
+            ("team".to_string(), "net".to_string()),
+        ])
+    );
+    let name = p.wanted[0].name.clone();
+    let pairs: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut existing = listed(&name, "20.1.2.3", &pairs);
+    existing.properties.as_mut().expect("props").dns_settings = created
+        .properties
+        .as_ref()
+        .and_then(|p| p.dns_settings.clone());
+    let again = plan(&svc, true, &in_tree_ctx(), std::slice::from_ref(&existing)).expect("plan");
+    assert_eq!(again.wanted[0].write, None, "its own PIP needs no PUT");
+
+    // Today's CCM takes the same PIP over: same id, tags moved to the current keys.
+    let ccm = plan(&svc, true, &ctx(), std::slice::from_ref(&existing)).expect("plan");
+    let write = ccm.wanted[0].write.as_ref().expect("tags migrate");
+    assert_eq!(write.id, existing.id);
+    let tags = write.tags.as_ref().expect("tags");
+    assert_eq!(tags["k8s-azure-service"], "default/web");
+    assert_eq!(tags["k8s-azure-cluster-name"], "kubernetes");
+    assert_eq!(tags["k8s-azure-dns-label-service"], "default/web");
+    assert!(!tags.contains_key("service"));
+
+    // Deleting with the in-tree profile deletes the PIP it alone used.
+    let gone = plan(&svc, false, &in_tree_ctx(), std::slice::from_ref(&existing)).expect("plan");
+    assert_eq!(gone.deletes.len(), 1);
 }

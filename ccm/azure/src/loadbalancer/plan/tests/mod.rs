@@ -2,6 +2,7 @@
 
 mod adoption;
 mod ensure;
+mod in_tree;
 mod property;
 mod removal;
 mod snapshots;
@@ -33,6 +34,7 @@ pub(super) fn target() -> LbTarget {
         internal_frontend_zones: Vec::new(),
         tags: BTreeMap::new(),
         system_tags: Vec::new(),
+        in_tree: crate::config::InTreeCompat::default(),
     }
 }
 
