@@ -9,3 +9,4 @@ pub mod record;
 pub mod roster;
 pub mod scenario;
 pub mod supervisor;
+pub mod switch;

@@ -9,4 +9,5 @@ mod run;
 mod scenario_cli;
 mod scratch;
 mod supervisor;
+mod switch;
 mod testgrid_cli;
