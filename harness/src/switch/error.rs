@@ -19,10 +19,10 @@ pub enum SwitchError {
     },
     /// Starting, stopping or killing a manager process failed.
     #[error(transparent)]
-    Process(#[from] SupervisorError),
+    Process(Box<SupervisorError>),
     /// The cluster failed (API server restart, client).
     #[error(transparent)]
-    Cluster(#[from] ClusterError),
+    Cluster(Box<ClusterError>),
     /// A simulated kubelet refused an operation.
     #[error(transparent)]
     Kubelet(#[from] KubeletError),
@@ -47,4 +47,16 @@ pub enum SwitchError {
     /// The operation does not apply in the deployment's current state.
     #[error("{0}")]
     State(String),
+}
+
+impl From<SupervisorError> for SwitchError {
+    fn from(e: SupervisorError) -> Self {
+        SwitchError::Process(Box::new(e))
+    }
+}
+
+impl From<ClusterError> for SwitchError {
+    fn from(e: ClusterError) -> Self {
+        SwitchError::Cluster(Box::new(e))
+    }
 }
