@@ -30,8 +30,10 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 type Children = Arc<Mutex<Vec<Supervised>>>;
 
 /// Owns every child the harness started; stops them in reverse start order, and kills what is
-/// left when dropped.
-#[derive(Debug)]
+/// left when dropped. A clone shares the same children (so one Ctrl-C teardown and one
+/// `stop_all` reach everything started through any clone); they are killed when the last clone
+/// is dropped.
+#[derive(Debug, Clone)]
 pub struct Supervisor {
     log_dir: PathBuf,
     grace: Duration,

@@ -25,6 +25,8 @@
 //!   DaemonSet replaces the Pod; the real delay depends on the kubelet's back-off and image pull);
 //! - a node whose VM is deleted has its kubelet stopped and its Node marked unreachable at once
 //!   (the node-lifecycle grace period compressed, as `Kubelets::stop` does);
+//! - a VM that is not running when the deployment starts (a topology's `powerState:
+//!   deallocated`) never had its Node registered: its kubelet starts stopped;
 //! - the stand-in KCM hosts only the cloud loops: an external KCM is a process holding the
 //!   `kube-controller-manager` Lease with no cloud loop (see [`flags`]).
 
@@ -43,7 +45,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use error::SwitchError;
 
-use crate::cluster::{ClusterProvider, EmbeddedCluster};
+use crate::cluster::{ClusterError, ClusterProvider, EmbeddedCluster};
 use crate::intree::kubelet::{KubeVersion, KubeletSpec, Kubelets, Mode, NodeIp, Timing};
 use crate::record::{MarkKind, RunRecord};
 use crate::roster::{ManagerKind, Roster};
@@ -127,12 +129,7 @@ impl Deployment {
         let client = cluster.kube_client().await?;
         let ca = cluster.printed().ca.clone();
         let kubelets = Kubelets::new(client.clone(), &ca, Timing::default())?;
-        let launcher = Launcher::new(
-            &cluster.artifacts().join("logs"),
-            &ca,
-            roster,
-            record.clone(),
-        );
+        let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone());
         let nodes = cluster
             .nodes()
             .iter()
@@ -144,6 +141,18 @@ impl Deployment {
                 (n.name.clone(), url)
             })
             .collect();
+        let mut powered_off = BTreeSet::new();
+        if let Some(admin) = cluster.fake_admin() {
+            for node in cluster.nodes() {
+                let vm = admin
+                    .describe_node(&node.name)
+                    .await
+                    .map_err(ClusterError::from)?;
+                if vm["powerState"].as_str().is_some_and(|p| p != "running") {
+                    powered_off.insert(node.name.clone());
+                }
+            }
+        }
         let mut deployment = Deployment {
             plan: plan.clone(),
             files,
@@ -157,7 +166,7 @@ impl Deployment {
             imds_base: cluster.printed().base().to_owned(),
             stage: Stage::InTree,
         };
-        match deployment.bring_up_in_tree().await {
+        match deployment.bring_up_in_tree(powered_off).await {
             Ok(()) => Ok(deployment),
             Err(e) => {
                 deployment.shutdown().await;
@@ -166,7 +175,10 @@ impl Deployment {
         }
     }
 
-    async fn bring_up_in_tree(&mut self) -> Result<(), SwitchError> {
+    /// KCMs, then one kubelet per node; the kubelet of a VM that is not running is stopped at
+    /// once (it never registers: IMDS does not answer for a stopped VM) and starts with
+    /// [`Deployment::start_kubelet`] once the scenario powers the VM on.
+    async fn bring_up_in_tree(&mut self, powered_off: BTreeSet<String>) -> Result<(), SwitchError> {
         for i in 0..self.plan.switch.kcm_replicas {
             self.start_kcm(
                 i,
@@ -183,12 +195,16 @@ impl Deployment {
             .collect();
         for (node, imds_url) in nodes {
             self.kubelets.add(KubeletSpec {
-                node,
+                node: node.clone(),
                 imds_url,
                 mode: Mode::InTree,
                 version: self.version,
                 node_ip: NodeIp::Unset,
             })?;
+            if powered_off.contains(&node) {
+                self.kubelets.stop(&node, false).await?;
+                self.stopped.insert(node);
+            }
         }
         self.wait_in_tree().await
     }
@@ -244,8 +260,8 @@ impl Deployment {
         &self.files
     }
 
-    /// The supervisor of the manager processes (install its Ctrl-C teardown next to the
-    /// cluster's).
+    /// The supervisor of the manager processes: the cluster's (shared), so the cluster's Ctrl-C
+    /// teardown and `teardown()` stop the managers too.
     pub fn supervisor(&self) -> &Supervisor {
         self.launcher.supervisor()
     }

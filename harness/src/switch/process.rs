@@ -48,10 +48,11 @@ pub struct Launcher {
 }
 
 impl Launcher {
-    /// A launcher logging into `log_dir`; children trust `ca_file`.
-    pub fn new(log_dir: &Path, ca_file: &Path, roster: Roster, record: RunRecord) -> Self {
+    /// A launcher starting children under `supervisor` (the cluster's, shared, so one Ctrl-C
+    /// teardown and the cluster's teardown reach the managers too); children trust `ca_file`.
+    pub fn new(supervisor: Supervisor, ca_file: &Path, roster: Roster, record: RunRecord) -> Self {
         Self {
-            supervisor: Supervisor::new(log_dir).with_grace(Duration::from_secs(5)),
+            supervisor,
             roster,
             record,
             ca_file: ca_file.to_path_buf(),
@@ -59,7 +60,7 @@ impl Launcher {
         }
     }
 
-    /// The supervisor of the managers (for a Ctrl-C teardown).
+    /// The supervisor the managers run under.
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
     }
@@ -167,16 +168,22 @@ impl Launcher {
         Ok(())
     }
 
-    /// Stops every manager, newest first.
+    /// Stops every manager this launcher runs (CNMs, CCMs, then KCMs); other children of the
+    /// supervisor (the fake, the API server) are left alone.
     pub async fn stop_all(&mut self) -> Vec<String> {
-        let names: Vec<String> = self.running.keys().cloned().collect();
-        let errors = self.supervisor.stop_all().await;
-        for name in names {
-            self.roster.stopped(&name);
-            self.record.mark(MarkKind::ProcessStopped { name });
+        let mut names: Vec<(ManagerKind, String)> = self
+            .running
+            .values()
+            .map(|l| (l.kind, l.name.clone()))
+            .collect();
+        names.sort_by_key(|(kind, _)| std::cmp::Reverse(*kind));
+        let mut errors = Vec::new();
+        for (_, name) in names {
+            if let Err(e) = self.stop(&name).await {
+                errors.push(e.to_string());
+            }
         }
-        self.running.clear();
-        errors.into_iter().map(|e| e.to_string()).collect()
+        errors
     }
 }
 

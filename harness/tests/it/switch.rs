@@ -18,6 +18,7 @@ use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 
 use crate::scratch::Scratch;
+use crate::supervisor::alive;
 
 const KCM_LEASE: &str = "kube-controller-manager";
 const CCM_LEASE: &str = "cloud-controller-manager";
@@ -356,8 +357,12 @@ async fn quiesce_stops_every_in_tree_loop_before_the_first_ccm() {
         kcms.iter().any(|k| k.identity == kcm_holder),
         "{kcm_holder:?} {kcms:#?}"
     );
-    deployment.shutdown().await;
+    // The managers run under the cluster's supervisor: its teardown stops them too.
+    let pids = deployment.supervisor().pids();
+    assert!(pids.len() >= 3 + 2 + cluster.nodes().len(), "{pids:?}");
     cluster.teardown().await.expect("teardown");
+    assert!(pids.iter().all(|p| !alive(*p)), "left running: {pids:?}");
+    drop(deployment);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -423,12 +428,15 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
     cluster.teardown().await.expect("teardown");
 }
 
+/// Where a variant must have put the loops (`Err`: what is wrong).
+type VariantCheck = fn(&Roster) -> Result<(), String>;
+
 /// Every switch variant the shipped scenarios ask for starts and completes on small.yaml (the
 /// negatives too: they must fail their check later, not the switch), with the loops where the
 /// variant puts them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_shipped_switch_variant_completes() {
-    let cases: [(&str, fn(&Roster) -> Result<(), String>); 7] = [
+    let cases: [(&str, VariantCheck); 7] = [
         ("02-cold-switch-kubenet.yaml", |r| {
             // Routes and IPAM move to the CCM; the external KCM runs nothing.
             let owners = loop_owners(r, "node-ipam");
