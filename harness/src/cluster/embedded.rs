@@ -242,7 +242,7 @@ impl EmbeddedCluster {
     /// its objects to `kube/apiserver-data.json` on the way out), then the same command on the
     /// same address, which reloads them and keeps its CA and token (`kube/kube-apiserver-tls`), so
     /// every client's kubeconfig stays valid. Clients see connection errors in between.
-    pub async fn restart_apiserver(&mut self) -> Result<(), ClusterError> {
+    pub async fn restart_apiserver(&self) -> Result<(), ClusterError> {
         self.supervisor.stop(APISERVER_PROCESS).await?;
         self.supervisor.keep_log(APISERVER_PROCESS)?;
         self.supervisor

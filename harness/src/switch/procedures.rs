@@ -170,15 +170,25 @@ impl Deployment {
         Ok(())
     }
 
+    /// Waits until a running CCM replica holds `lease`; the replicas and their identities are
+    /// read at each poll, as a process fault may replace one meanwhile.
     async fn wait_ccm_lease(&self, lease: &str) -> Result<(), SwitchError> {
-        let names = self.launcher.running(ManagerKind::CloudControllerManager);
-        let identities = self.identities(&names);
-        let alive = || self.launcher.check_alive(&names);
+        let alive = || {
+            let names = self.launcher.running(ManagerKind::CloudControllerManager);
+            self.launcher.check_alive(&names)
+        };
         wait::until(
             &format!("a cloud-controller-manager replica holding Lease {lease}"),
             wait::DEADLINE,
             alive,
-            || wait::held_by(&self.client, lease, &identities),
+            || async {
+                let names = self.launcher.running(ManagerKind::CloudControllerManager);
+                let identities = self.identities(&names);
+                if identities.is_empty() {
+                    return Err("no cloud-controller-manager replica runs".to_owned());
+                }
+                wait::held_by(&self.client, lease, &identities).await
+            },
         )
         .await?;
         Ok(())

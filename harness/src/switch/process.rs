@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::error::SwitchError;
@@ -37,14 +37,15 @@ pub struct Launch {
     pub migrated: Vec<&'static str>,
 }
 
-/// Starts and stops managers under one supervisor, keeping roster and record up to date.
-#[derive(Debug)]
+/// Starts and stops managers under one supervisor, keeping roster and record up to date. Clones
+/// share everything, so a process fault can kill a manager while a procedure runs.
+#[derive(Debug, Clone)]
 pub struct Launcher {
     supervisor: Supervisor,
     roster: Roster,
     record: RunRecord,
     ca_file: PathBuf,
-    running: BTreeMap<String, Launch>,
+    running: Arc<Mutex<BTreeMap<String, Launch>>>,
 }
 
 impl Launcher {
@@ -56,7 +57,7 @@ impl Launcher {
             roster,
             record,
             ca_file: ca_file.to_path_buf(),
-            running: BTreeMap::new(),
+            running: Arc::default(),
         }
     }
 
@@ -65,9 +66,13 @@ impl Launcher {
         &self.supervisor
     }
 
+    fn table(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Launch>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Names of the running managers of `kind`, in name order.
     pub fn running(&self, kind: ManagerKind) -> Vec<String> {
-        self.running
+        self.table()
             .values()
             .filter(|l| l.kind == kind)
             .map(|l| l.name.clone())
@@ -75,12 +80,12 @@ impl Launcher {
     }
 
     /// The launch of a running manager.
-    pub fn launch(&self, name: &str) -> Option<&Launch> {
-        self.running.get(name)
+    pub fn launch(&self, name: &str) -> Option<Launch> {
+        self.table().get(name).cloned()
     }
 
     /// Starts `launch` and waits until it is up.
-    pub async fn start(&mut self, launch: Launch) -> Result<(), SwitchError> {
+    pub async fn start(&self, launch: Launch) -> Result<(), SwitchError> {
         let (binary, prefix): (&str, &[&str]) = match launch.kind {
             ManagerKind::KubeControllerManager => ("harness", &["kube-controller-manager"]),
             ManagerKind::CloudControllerManager => ("cloud-controller-manager", &[]),
@@ -123,13 +128,13 @@ impl Launcher {
         self.record.mark(MarkKind::ProcessStarted {
             name: launch.name.clone(),
         });
-        self.running.insert(launch.name.clone(), launch);
+        self.table().insert(launch.name.clone(), launch);
         Ok(())
     }
 
     /// Stops `name` (SIGTERM: it releases its Leases) and forgets it.
-    pub async fn stop(&mut self, name: &str) -> Result<(), SwitchError> {
-        self.running.remove(name);
+    pub async fn stop(&self, name: &str) -> Result<(), SwitchError> {
+        self.table().remove(name);
         let result = self.supervisor.stop(name).await;
         self.roster.stopped(name);
         self.record.mark(MarkKind::ProcessStopped {
@@ -139,9 +144,9 @@ impl Launcher {
     }
 
     /// SIGKILLs `name` (its Leases stay until they expire); returns its launch for a restart.
-    pub fn kill(&mut self, name: &str) -> Result<Launch, SwitchError> {
+    pub fn kill(&self, name: &str) -> Result<Launch, SwitchError> {
         let launch = self
-            .running
+            .table()
             .remove(name)
             .ok_or_else(|| SwitchError::State(format!("no running manager named {name}")))?;
         self.supervisor.kill(name)?;
@@ -170,9 +175,9 @@ impl Launcher {
 
     /// Stops every manager this launcher runs (CNMs, CCMs, then KCMs); other children of the
     /// supervisor (the fake, the API server) are left alone.
-    pub async fn stop_all(&mut self) -> Vec<String> {
+    pub async fn stop_all(&self) -> Vec<String> {
         let mut names: Vec<(ManagerKind, String)> = self
-            .running
+            .table()
             .values()
             .map(|l| (l.kind, l.name.clone()))
             .collect();

@@ -520,3 +520,57 @@ async fn every_shipped_switch_variant_completes() {
         checked.unwrap_or_else(|e| panic!("{file}: {e}"));
     }
 }
+
+/// The fault scenarios inject during the switch: a CCM SIGKILLed as soon as it runs and the API
+/// server restarted, both while the cold switch is under way; the switch still completes and
+/// the restarted CCM holds its Lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_during_the_switch_are_survived() {
+    let dir = Scratch::new("switch-faults");
+    let mut cluster = small(&dir).await;
+    let plan = plan_of("fault-ccm-sigkill.yaml");
+    let (roster, record) = (Roster::new(), RunRecord::new());
+    let mut deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record.clone())
+        .await
+        .unwrap_or_else(|e| panic!("in-tree start: {e}"));
+    let faults = deployment.process_faults();
+    let (switched, killed, restarted) = tokio::join!(
+        deployment.switch(&cluster, &plan),
+        faults.inject(&cluster, ProcessAction::KillCloudControllerManager),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            faults
+                .inject(&cluster, ProcessAction::RestartKubeApiserver)
+                .await
+        },
+    );
+    switched.unwrap_or_else(|e| panic!("switch: {e}"));
+    killed.unwrap_or_else(|e| panic!("kill: {e}"));
+    restarted.unwrap_or_else(|e| panic!("restart: {e}"));
+    let marks = record.marks();
+    let at =
+        |pred: &dyn Fn(&MarkKind) -> bool| marks.iter().find(|m| pred(&m.kind)).map(|m| m.at_ms);
+    let started = at(&|k| *k == MarkKind::SwitchStarted).expect("switch started");
+    at(&|k| *k == MarkKind::SwitchEnded).expect("switch ended");
+    let kill = at(&|k| matches!(k, MarkKind::ProcessKilled { .. })).expect("a kill");
+    let restart = at(&|k| *k == MarkKind::ApiServerRestarted).expect("a restart");
+    // (Whether the kill lands before the switch returns depends on the machine: not asserted.)
+    assert!(started <= kill, "{marks:#?}");
+    assert!(started <= restart, "{marks:#?}");
+    let client = cluster.kube_client().await.expect("client");
+    let ccms = running(&roster, ManagerKind::CloudControllerManager);
+    assert_eq!(ccms.len(), 1);
+    let done = wait::until(
+        "the restarted CCM leads",
+        wait::DEADLINE,
+        || Ok(()),
+        || async {
+            let h = holder(&client, CCM_LEASE).await;
+            Ok((h == ccms[0].identity).then_some(()))
+        },
+    )
+    .await;
+    done.unwrap_or_else(|e| panic!("{e}"));
+    deployment.shutdown().await;
+    cluster.teardown().await.expect("teardown");
+}
