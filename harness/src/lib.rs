@@ -12,3 +12,4 @@ pub mod roster;
 pub mod scenario;
 pub mod snapshot;
 pub mod supervisor;
+pub mod switch;

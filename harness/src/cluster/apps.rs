@@ -34,11 +34,24 @@ impl EntraApp {
 
 /// The topology `text` with `apps` added to its top-level `apps:` list (created at the end when
 /// the topology has none; an inline empty `apps: []` is replaced). The rest of the text is kept
-/// byte for byte, comments included.
+/// byte for byte, comments included; a JSON topology gets them in its object instead.
 pub fn with_apps(text: &str, apps: &[EntraApp]) -> String {
     let items: String = apps.iter().map(EntraApp::yaml_item).collect();
     if items.is_empty() {
         return text.to_string();
+    }
+    // A topology in JSON form (a scenario's inline topology): appending YAML lines to it would
+    // break it, so the apps go into the JSON object.
+    if let Ok(serde_json::Value::Object(mut doc)) = serde_json::from_str(text) {
+        let mut list: Vec<serde_json::Value> = apps
+            .iter()
+            .map(|a| serde_json::json!({"name": a.name, "clientId": a.client_id, "secret": a.secret}))
+            .collect();
+        if let Some(serde_json::Value::Array(existing)) = doc.remove("apps") {
+            list.extend(existing);
+        }
+        doc.insert("apps".into(), serde_json::Value::Array(list));
+        return serde_json::Value::Object(doc).to_string();
     }
     let mut out = String::with_capacity(text.len() + items.len() + 8);
     let mut added = false;
@@ -90,6 +103,27 @@ mod tests {
         let replaced = with_apps("apps: []\nvms: []\n", &[app()]);
         assert!(replaced.starts_with("apps:\n  - name: ccm\n"), "{replaced}");
         assert!(replaced.ends_with("secret: s\nvms: []\n"), "{replaced}");
+    }
+
+    #[test]
+    fn a_json_topology_gets_the_apps_in_its_object() {
+        let out = with_apps(
+            r#"{"tenantId": "t", "apps": [{"name": "old", "clientId": "c", "secret": "x"}]}"#,
+            &[app()],
+        );
+        let doc: serde_json::Value = serde_json::from_str(&out).expect("still JSON");
+        let names: Vec<&str> = doc["apps"]
+            .as_array()
+            .expect("apps")
+            .iter()
+            .filter_map(|a| a["name"].as_str())
+            .collect();
+        assert_eq!(names, ["ccm", "old"]);
+        assert_eq!(
+            doc["apps"][0]["clientId"],
+            "11111111-1111-1111-1111-111111111111"
+        );
+        assert_eq!(doc["tenantId"], "t");
     }
 
     #[test]

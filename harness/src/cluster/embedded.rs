@@ -3,7 +3,9 @@
 //! topology extended with one Entra app per [`Component`], and an azure.json per component.
 //!
 //! Artifacts layout: `topology.yaml` (what the fake was given), `fake-tls/` (its CA),
-//! `kube/kubeconfig`, `azure-json/<component>.json`, `logs/<process>.log`.
+//! `kube/kubeconfig`, `kube/apiserver-data.json` (the API server's objects, so a restart keeps
+//! them), `azure-json/<component>.json`, `logs/<process>.log` (`<process>.<n>.log`: earlier runs
+//! of a restarted process).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -93,6 +95,46 @@ pub struct EmbeddedCluster {
     settings: CloudSettings,
     admin: FakeAdmin,
     printed: PrintedFake,
+    apiserver_launch: ApiServerLaunch,
+    /// `host:port` the API server serves on (a restart binds it again).
+    apiserver_listen: String,
+}
+
+/// File the API server persists its objects to (`--data`), so a restart keeps the state.
+pub const APISERVER_DATA: &str = "apiserver-data.json";
+
+/// How the API server is started, kept for a restart on the same address and state.
+#[derive(Debug, Clone)]
+struct ApiServerLaunch {
+    binary: PathBuf,
+    kubeconfig: PathBuf,
+    data: PathBuf,
+    flags: Vec<OsString>,
+    deadline: Duration,
+}
+
+impl ApiServerLaunch {
+    fn spec(&self, listen: &str) -> ProcessSpec {
+        ProcessSpec::new(APISERVER_PROCESS, &self.binary)
+            .args(["kube-apiserver", "--listen", listen, "--kubeconfig-out"])
+            .args([self.kubeconfig.clone()])
+            .args(["--data".into(), self.data.clone().into_os_string()])
+            .args(self.flags.iter().cloned())
+            .ready_on_line("kubeconfig written to")
+            .deadline(self.deadline)
+    }
+}
+
+/// `host:port` from the API server's `kube-apiserver: serving on https://HOST:PORT` line.
+fn serving_address(lines: &[String]) -> Option<String> {
+    lines.iter().find_map(|l| {
+        let url = l.split_once("serving on ")?.1.trim();
+        Some(
+            url.strip_prefix("https://")?
+                .trim_end_matches('/')
+                .to_string(),
+        )
+    })
 }
 
 impl EmbeddedCluster {
@@ -132,19 +174,22 @@ impl EmbeddedCluster {
             .args(options.fake_flags.iter().cloned())
             .ready_on_exact_line("ready")
             .deadline(options.ready_deadline);
-        let apiserver = ProcessSpec::new(APISERVER_PROCESS, &binary)
-            .args([
-                "kube-apiserver",
-                "--listen",
-                "127.0.0.1:0",
-                "--kubeconfig-out",
-            ])
-            .args([kubeconfig.clone()])
-            .args(options.apiserver_flags.iter().cloned())
-            .ready_on_line("kubeconfig written to")
-            .deadline(options.ready_deadline);
-        let (fake, _apiserver) =
+        let apiserver_launch = ApiServerLaunch {
+            binary: binary.clone(),
+            kubeconfig: kubeconfig.clone(),
+            data: kube_dir.join(APISERVER_DATA),
+            flags: options.apiserver_flags.clone(),
+            deadline: options.ready_deadline,
+        };
+        let apiserver = apiserver_launch.spec("127.0.0.1:0");
+        let (fake, apiserver) =
             tokio::try_join!(supervisor.start(fake), supervisor.start(apiserver))?;
+        let apiserver_listen =
+            serving_address(&apiserver.printed()).ok_or_else(|| ClusterError::Printed {
+                process: apiserver.name.clone(),
+                missing: "kube-apiserver: serving on".into(),
+                log: apiserver.log.clone(),
+            })?;
 
         let printed =
             PrintedFake::parse(&fake.printed()).map_err(|missing| ClusterError::Printed {
@@ -188,7 +233,22 @@ impl EmbeddedCluster {
             settings,
             admin,
             printed,
+            apiserver_launch,
+            apiserver_listen,
         })
+    }
+
+    /// Restarts the API server (the `restart-kube-apiserver` process fault): SIGTERM (it writes
+    /// its objects to `kube/apiserver-data.json` on the way out), then the same command on the
+    /// same address, which reloads them and keeps its CA and token (`kube/kube-apiserver-tls`), so
+    /// every client's kubeconfig stays valid. Clients see connection errors in between.
+    pub async fn restart_apiserver(&self) -> Result<(), ClusterError> {
+        self.supervisor.stop(APISERVER_PROCESS).await?;
+        self.supervisor.keep_log(APISERVER_PROCESS)?;
+        self.supervisor
+            .start(self.apiserver_launch.spec(&self.apiserver_listen))
+            .await?;
+        Ok(())
     }
 
     /// The supervisor of the cluster's processes (also where a run can start more children so

@@ -30,8 +30,10 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 type Children = Arc<Mutex<Vec<Supervised>>>;
 
 /// Owns every child the harness started; stops them in reverse start order, and kills what is
-/// left when dropped.
-#[derive(Debug)]
+/// left when dropped. A clone shares the same children (so one Ctrl-C teardown and one
+/// `stop_all` reach everything started through any clone); they are killed when the last clone
+/// is dropped.
+#[derive(Debug, Clone)]
 pub struct Supervisor {
     log_dir: PathBuf,
     grace: Duration,
@@ -91,6 +93,48 @@ impl Supervisor {
             children.remove(index)
         };
         child.stop(self.grace).await
+    }
+
+    /// Renames `<name>.log` to the first free `<name>.<n>.log`, so starting a process of the
+    /// same name again (a restart) does not overwrite what the previous run wrote.
+    pub fn keep_log(&self, name: &str) -> Result<(), SupervisorError> {
+        let log = self.log_dir.join(format!("{name}.log"));
+        if !log.exists() {
+            return Ok(());
+        }
+        let kept = (1..)
+            .map(|n| self.log_dir.join(format!("{name}.{n}.log")))
+            .find(|p| !p.exists())
+            .unwrap_or_else(|| log.with_extension("old.log"));
+        std::fs::rename(&log, &kept).map_err(|source| SupervisorError::Io {
+            what: "keeping the log of a restarted process",
+            path: log,
+            source,
+        })
+    }
+
+    /// SIGKILLs the child named `name` at once (no SIGTERM, no grace: a crash as a process fault
+    /// injects it) and forgets it.
+    pub fn kill(&self, name: &str) -> Result<(), SupervisorError> {
+        let mut child = {
+            let mut children = self.lock();
+            let index = children
+                .iter()
+                .position(|c| c.handle().name == name)
+                .ok_or_else(|| SupervisorError::Unknown(name.to_string()))?;
+            children.remove(index)
+        };
+        child.kill();
+        Ok(())
+    }
+
+    /// How the child named `name` ended, `None` while it runs (or when no such child is
+    /// supervised): lets a caller waiting on a fact fail fast when the process died instead.
+    pub fn exited(&self, name: &str) -> Option<(std::process::ExitStatus, String)> {
+        let mut children = self.lock();
+        let child = children.iter_mut().find(|c| c.handle().name == name)?;
+        let status = child.exited()?;
+        Some((status, child.tail()))
     }
 
     /// Stops every child, last started first; returns the failures (each child is still killed).

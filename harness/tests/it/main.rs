@@ -11,4 +11,5 @@ mod scenario_cli;
 mod scratch;
 mod snapshot;
 mod supervisor;
+mod switch;
 mod testgrid_cli;

@@ -169,6 +169,25 @@ impl Kubelets {
         Ok(())
     }
 
+    /// Changes `node`'s `--cloud-provider` and `--node-ip` for its next start, without starting
+    /// it (a node whose kubelet is down gets the new flags when it comes back); a running kubelet
+    /// keeps its flags until [`Kubelets::flip`] restarts it.
+    pub fn reconfigure(
+        &mut self,
+        node: &str,
+        mode: Mode,
+        node_ip: NodeIp,
+    ) -> Result<(), KubeletError> {
+        let agent = self
+            .agents
+            .get_mut(node)
+            .ok_or_else(|| KubeletError::Unknown(node.to_owned()))?;
+        check_mode(mode, agent.spec.version)?;
+        agent.spec.mode = mode;
+        agent.spec.node_ip = node_ip;
+        Ok(())
+    }
+
     /// Stops every kubelet (all at once) and waits for their tasks to end.
     pub async fn shutdown(&mut self) {
         for agent in self.agents.values() {

@@ -1,0 +1,428 @@
+//! The switch from the in-tree Azure provider to the out-of-tree CCM, on an embedded cluster:
+//! [`Deployment::start_in_tree`] runs the in-tree cluster (stand-in KCM replicas with
+//! `--cloud-provider=azure`, simulated kubelets in in-tree mode), [`Deployment::switch`] runs the
+//! plan's procedure (cold, quiesce, leader-migration, rollback = cold first), and
+//! [`Deployment::rollback`] goes back. The CCM and the CNMs are the production binaries started
+//! as child processes with the flags of the generated manifests ([`flags`] lists every local
+//! change). Every manager is registered in the [`Roster`] with its cloud loops and the Lease
+//! governing each, and every start, stop, kill and kubelet flip is marked in the [`RunRecord`].
+//!
+//! Procedures (migration.md §2.5, §8 scenarios 1, 2, 4, 5, 8):
+//! - cold: each KCM restarted external (no cloud loop; node IPAM only when it still allocates),
+//!   then the CCM replicas, one CNM per node (`nodeInit: cloud-node-manager`), then kubelets
+//!   flipped to external one by one with `kubeletFlags`;
+//! - quiesce: the KCM replicas switched to external one at a time, then the CCM started from 0
+//!   replicas; `quiesce: false` starts the CCM first (both run cloud loops for a while: P2);
+//! - leader-migration: KCM replicas restarted one at a time with `--enable-leader-migration` and
+//!   the KCMs' LeaderMigrationConfiguration, then a rolling replacement: CCM replica i starts
+//!   (same procedure for its file), KCM replica i is replaced by an external one; CNMs and the
+//!   kubelet flips follow;
+//! - rollback (procedure `rollback`): the CCM and CNMs stop, the KCMs restart in-tree, the kubelets
+//!   flip back to in-tree.
+//!
+//! Inferred, not verified ([infer]):
+//! - a killed CCM or CNM is started again after [`disrupt::RESTART_DELAY`] (a Deployment or
+//!   DaemonSet replaces the Pod; the real delay depends on the kubelet's back-off and image pull);
+//! - a node whose VM is deleted has its kubelet stopped and its Node marked unreachable at once
+//!   (the node-lifecycle grace period compressed, as `Kubelets::stop` does);
+//! - a VM that is not running when the deployment starts (a topology's `powerState:
+//!   deallocated`) never had its Node registered: its kubelet starts stopped;
+//! - the stand-in KCM hosts only the cloud loops: an external KCM is a process holding the
+//!   `kube-controller-manager` Lease with no cloud loop (see [`flags`]).
+
+pub mod disrupt;
+mod error;
+pub mod files;
+pub mod flags;
+pub mod loops;
+pub mod migration;
+pub mod options;
+mod procedures;
+pub mod process;
+pub mod wait;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use error::SwitchError;
+
+use crate::cluster::{ClusterError, ClusterProvider, EmbeddedCluster};
+use crate::intree::kubelet::{KubeVersion, KubeletSpec, Kubelets, Mode, NodeIp, Timing};
+use crate::record::{MarkKind, RunRecord};
+use crate::roster::{ManagerKind, Roster};
+use crate::scenario::{NodeInit, ScenarioPlan};
+use crate::supervisor::Supervisor;
+use flags::{KcmRole, LocalFiles};
+use process::{Launch, Launcher};
+
+/// Where the deployment stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// In-tree: KCMs run the cloud loops, kubelets initialise their Nodes.
+    InTree,
+    /// Switched: the CCM (and CNMs) run the cloud loops, kubelets are external.
+    Switched,
+    /// Rolled back to in-tree after a switch.
+    RolledBack,
+}
+
+/// The managers and kubelets of one parity run on an embedded cluster.
+pub struct Deployment {
+    plan: ScenarioPlan,
+    files: LocalFiles,
+    launcher: Launcher,
+    kubelets: Kubelets,
+    client: kube::Client,
+    record: RunRecord,
+    version: KubeVersion,
+    /// Node name → its IMDS base URL.
+    nodes: BTreeMap<String, String>,
+    /// Nodes whose kubelet is stopped (stopKubelet, or VM deleted).
+    stopped: BTreeSet<String>,
+    /// Base of the fake's per-node IMDS (`https://host:port`).
+    imds_base: String,
+    stage: Stage,
+}
+
+impl std::fmt::Debug for Deployment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deployment")
+            .field("plan", &self.plan.name)
+            .field("stage", &self.stage)
+            .field("nodes", &self.nodes.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Supervisor name of KCM replica `i`.
+pub fn kcm_name(i: u32) -> String {
+    format!("kube-controller-manager-{i}")
+}
+
+/// Supervisor name of CCM replica `i`.
+pub fn ccm_name(i: u32) -> String {
+    format!("cloud-controller-manager-{i}")
+}
+
+/// Supervisor name of `node`'s CNM.
+pub fn cnm_name(node: &str) -> String {
+    format!("cloud-node-manager-{node}")
+}
+
+impl Deployment {
+    /// Starts the in-tree cluster: `kcm_replicas` stand-in KCMs (`--cloud-provider=azure`,
+    /// leader election on) and an in-tree kubelet per node; returns once every node is
+    /// registered, Ready and initialised (providerID set) and a KCM holds Lease
+    /// `kube-system/kube-controller-manager`. On failure everything started is stopped.
+    pub async fn start_in_tree(
+        cluster: &EmbeddedCluster,
+        plan: &ScenarioPlan,
+        roster: Roster,
+        record: RunRecord,
+    ) -> Result<Deployment, SwitchError> {
+        let version: KubeVersion = plan.kubernetes_version.parse().map_err(
+            |e: crate::intree::kubelet::profile::BadVersion| SwitchError::Plan {
+                scenario: plan.name.clone(),
+                reason: format!("kubernetesVersion: {}", e.0),
+            },
+        )?;
+        let files = files::prepare(cluster, plan)?;
+        let client = cluster.kube_client().await?;
+        let ca = cluster.printed().ca.clone();
+        let kubelets = Kubelets::new(client.clone(), &ca, Timing::default())?;
+        let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone());
+        let nodes = cluster
+            .nodes()
+            .iter()
+            .map(|n| {
+                let url = n
+                    .imds
+                    .clone()
+                    .unwrap_or_else(|| format!("{}/imds/{}", cluster.printed().base(), n.name));
+                (n.name.clone(), url)
+            })
+            .collect();
+        let mut powered_off = BTreeSet::new();
+        if let Some(admin) = cluster.fake_admin() {
+            for node in cluster.nodes() {
+                let vm = admin
+                    .describe_node(&node.name)
+                    .await
+                    .map_err(ClusterError::from)?;
+                if vm["powerState"].as_str().is_some_and(|p| p != "running") {
+                    powered_off.insert(node.name.clone());
+                }
+            }
+        }
+        let mut deployment = Deployment {
+            plan: plan.clone(),
+            files,
+            launcher,
+            kubelets,
+            client,
+            record,
+            version,
+            nodes,
+            stopped: BTreeSet::new(),
+            imds_base: cluster.printed().base().to_owned(),
+            stage: Stage::InTree,
+        };
+        match deployment.bring_up_in_tree(powered_off).await {
+            Ok(()) => Ok(deployment),
+            Err(e) => {
+                deployment.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// KCMs, then one kubelet per node; the kubelet of a VM that is not running is stopped at
+    /// once (it never registers: IMDS does not answer for a stopped VM) and starts with
+    /// [`Deployment::start_kubelet`] once the scenario powers the VM on.
+    async fn bring_up_in_tree(&mut self, powered_off: BTreeSet<String>) -> Result<(), SwitchError> {
+        for i in 0..self.plan.switch.kcm_replicas {
+            self.start_kcm(
+                i,
+                KcmRole::InTree {
+                    leader_migration: false,
+                },
+            )
+            .await?;
+        }
+        let nodes: Vec<(String, String)> = self
+            .nodes
+            .iter()
+            .map(|(n, u)| (n.clone(), u.clone()))
+            .collect();
+        for (node, imds_url) in nodes {
+            self.kubelets.add(KubeletSpec {
+                node: node.clone(),
+                imds_url,
+                mode: Mode::InTree,
+                version: self.version,
+                node_ip: NodeIp::Unset,
+            })?;
+            if powered_off.contains(&node) {
+                self.kubelets.stop(&node, false).await?;
+                self.stopped.insert(node);
+            }
+        }
+        self.wait_in_tree().await
+    }
+
+    /// Every node Ready and initialised, and a running KCM holding its Lease.
+    async fn wait_in_tree(&self) -> Result<(), SwitchError> {
+        let names: Vec<String> = self
+            .nodes
+            .keys()
+            .filter(|n| !self.stopped.contains(*n))
+            .cloned()
+            .collect();
+        let kcms = self.launcher.running(ManagerKind::KubeControllerManager);
+        let alive = || self.launcher.check_alive(&kcms);
+        wait::until(
+            "every node Ready with a providerID",
+            wait::DEADLINE,
+            alive,
+            || wait::nodes_initialised(&self.client, &names),
+        )
+        .await?;
+        let identities = self.identities(&kcms);
+        wait::until(
+            "a kube-controller-manager replica holding its Lease",
+            wait::DEADLINE,
+            alive,
+            || {
+                wait::held_by(
+                    &self.client,
+                    ccm_names::leases::KUBE_CONTROLLER_MANAGER,
+                    &identities,
+                )
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    fn identities(&self, names: &[String]) -> Vec<String> {
+        names
+            .iter()
+            .filter_map(|n| self.launcher.identity(n))
+            .collect()
+    }
+
+    /// Where the deployment stands.
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// The command-line files the managers read.
+    pub fn files(&self) -> &LocalFiles {
+        &self.files
+    }
+
+    /// The supervisor of the manager processes: the cluster's (shared), so the cluster's Ctrl-C
+    /// teardown and `teardown()` stop the managers too.
+    pub fn supervisor(&self) -> &Supervisor {
+        self.launcher.supervisor()
+    }
+
+    /// The simulated kubelets (their states for samples).
+    pub fn kubelets(&self) -> &Kubelets {
+        &self.kubelets
+    }
+
+    /// The kubelet mode of the current stage.
+    fn kubelet_mode(&self) -> Mode {
+        match self.stage {
+            Stage::Switched => Mode::External,
+            Stage::InTree | Stage::RolledBack => Mode::InTree,
+        }
+    }
+
+    /// `--node-ip` of kubelets flipped to external (`kubeletFlags`).
+    fn external_node_ip(&self) -> NodeIp {
+        self.plan
+            .switch
+            .kubelet_flags
+            .iter()
+            .find(|(k, _)| k.trim_start_matches('-') == "node-ip")
+            .map_or(NodeIp::Unset, |(_, v)| {
+                NodeIp::Fixed(v.split(',').map(|s| s.trim().to_owned()).collect())
+            })
+    }
+
+    fn cnms_run(&self) -> bool {
+        self.stage == Stage::Switched && self.plan.switch.node_init == NodeInit::CloudNodeManager
+    }
+
+    /// A VM the runner just added gets a kubelet in the current mode, and a CNM if CNMs run.
+    pub async fn add_node(
+        &mut self,
+        cluster: &EmbeddedCluster,
+        node: &str,
+    ) -> Result<(), SwitchError> {
+        let imds_url = format!("{}/imds/{node}", cluster.printed().base());
+        let mode = self.kubelet_mode();
+        let node_ip = match mode {
+            Mode::External => self.external_node_ip(),
+            Mode::InTree => NodeIp::Unset,
+        };
+        self.kubelets.add(KubeletSpec {
+            node: node.to_owned(),
+            imds_url: imds_url.clone(),
+            mode,
+            version: self.version,
+            node_ip,
+        })?;
+        self.nodes.insert(node.to_owned(), imds_url.clone());
+        if self.cnms_run() {
+            self.start_cnm(node).await?;
+        }
+        Ok(())
+    }
+
+    /// Stops `node`'s kubelet (its Node goes NotReady; the VM keeps running).
+    pub async fn stop_kubelet(&mut self, node: &str) -> Result<(), SwitchError> {
+        self.kubelets.stop(node, true).await?;
+        self.stopped.insert(node.to_owned());
+        self.record.mark(MarkKind::KubeletStopped {
+            node: node.to_owned(),
+        });
+        Ok(())
+    }
+
+    /// Starts `node`'s stopped kubelet again (in the flags of the current stage).
+    pub async fn start_kubelet(&mut self, node: &str) -> Result<(), SwitchError> {
+        self.kubelets.start(node)?;
+        self.stopped.remove(node);
+        self.record.mark(MarkKind::KubeletStarted {
+            node: node.to_owned(),
+        });
+        Ok(())
+    }
+
+    /// `node`'s VM was deleted: its kubelet stops (Node marked unreachable) and its CNM stops.
+    pub async fn remove_node(&mut self, node: &str) -> Result<(), SwitchError> {
+        if !self.stopped.contains(node) {
+            self.kubelets.stop(node, true).await?;
+            self.stopped.insert(node.to_owned());
+        }
+        let cnm = cnm_name(node);
+        if self.launcher.launch(&cnm).is_some() {
+            self.launcher.stop(&cnm).await?;
+        }
+        Ok(())
+    }
+
+    /// Stops everything the deployment started (kubelets, then managers newest first); the
+    /// cluster's own teardown stops the fake and the API server.
+    pub async fn shutdown(&mut self) {
+        self.kubelets.shutdown().await;
+        for error in self.launcher.stop_all().await {
+            tracing::warn!(%error, "stopping a manager");
+        }
+    }
+
+    async fn start_kcm(&mut self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
+        let line = flags::kcm(&self.plan, &self.files, role)?;
+        let migrated = match role {
+            KcmRole::InTree {
+                leader_migration: true,
+            } => migration::migrated_loops(
+                &read(&self.files.kcm_migration),
+                ccm_names::leases::KUBE_CONTROLLER_MANAGER,
+            ),
+            _ => Vec::new(),
+        };
+        self.launcher
+            .start(Launch {
+                name: kcm_name(i),
+                kind: ManagerKind::KubeControllerManager,
+                args: line.args,
+                migrated,
+            })
+            .await
+    }
+
+    async fn start_ccm(&mut self, i: u32) -> Result<(), SwitchError> {
+        let line = flags::ccm(&self.plan, &self.files)?;
+        let migrated = if flags::ccm_migrates(&self.plan) {
+            migration::migrated_loops(
+                &read(&self.files.ccm_migration),
+                ccm_names::leases::CLOUD_CONTROLLER_MANAGER,
+            )
+        } else {
+            Vec::new()
+        };
+        self.launcher
+            .start(Launch {
+                name: ccm_name(i),
+                kind: ManagerKind::CloudControllerManager,
+                args: line.args,
+                migrated,
+            })
+            .await
+    }
+
+    async fn start_cnm(&mut self, node: &str) -> Result<(), SwitchError> {
+        let imds = self
+            .nodes
+            .get(node)
+            .cloned()
+            .unwrap_or_else(|| format!("{}/imds/{node}", self.imds_base));
+        let line = flags::cnm(&self.plan, &self.files, node, &imds)?;
+        self.launcher
+            .start(Launch {
+                name: cnm_name(node),
+                kind: ManagerKind::CloudNodeManager,
+                args: line.args,
+                migrated: Vec::new(),
+            })
+            .await
+    }
+}
+
+/// A file the deployment wrote (empty when unreadable: the process then says why).
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}

@@ -1,0 +1,237 @@
+//! The switch procedures and the rollback, step by step (see the module docs of [`super`]).
+
+use ccm_names::leases;
+
+use super::error::SwitchError;
+use super::flags::{self, KcmRole};
+use super::{Deployment, Stage, ccm_name, kcm_name, wait};
+use crate::cluster::EmbeddedCluster;
+use crate::intree::kubelet::{Mode, NodeIp};
+use crate::record::MarkKind;
+use crate::roster::ManagerKind;
+use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
+
+impl Deployment {
+    /// Runs `plan.switch.procedure` (rollback: its cold switch). Marks `SwitchStarted` and
+    /// `SwitchEnded` (also when a step fails); returns once every step ran and the CCM holds its
+    /// Lease (and, with Leader Migration, a CCM holds the migration Lease).
+    pub async fn switch(
+        &mut self,
+        _cluster: &EmbeddedCluster,
+        plan: &ScenarioPlan,
+    ) -> Result<(), SwitchError> {
+        if self.stage == Stage::Switched {
+            return Err(SwitchError::State(
+                "the deployment is already switched".into(),
+            ));
+        }
+        self.plan = plan.clone();
+        self.record.mark(MarkKind::SwitchStarted);
+        let result = match plan.switch.procedure {
+            Procedure::Cold | Procedure::Rollback => self.cold().await,
+            Procedure::Quiesce => self.quiesce().await,
+            Procedure::LeaderMigration => self.leader_migration().await,
+        };
+        self.record.mark(MarkKind::SwitchEnded);
+        result
+    }
+
+    /// Back to in-tree: the CCM replicas and CNMs stop, each KCM restarts in-tree, kubelets flip
+    /// back one by one; returns once every node is Ready and initialised and a KCM holds its
+    /// Lease. Marks `RollbackStarted` and `RollbackEnded`.
+    pub async fn rollback(
+        &mut self,
+        _cluster: &EmbeddedCluster,
+        _plan: &ScenarioPlan,
+    ) -> Result<(), SwitchError> {
+        if self.stage != Stage::Switched {
+            return Err(SwitchError::State(
+                "rollback needs a switched deployment".into(),
+            ));
+        }
+        self.record.mark(MarkKind::RollbackStarted);
+        let result = self.roll_back().await;
+        self.record.mark(MarkKind::RollbackEnded);
+        result
+    }
+
+    async fn roll_back(&mut self) -> Result<(), SwitchError> {
+        let out_of_tree = [
+            self.launcher.running(ManagerKind::CloudControllerManager),
+            self.launcher.running(ManagerKind::CloudNodeManager),
+        ]
+        .concat();
+        for name in out_of_tree {
+            self.launcher.stop(&name).await?;
+        }
+        for i in 0..self.plan.switch.kcm_replicas {
+            self.replace_kcm(
+                i,
+                KcmRole::InTree {
+                    leader_migration: false,
+                },
+            )
+            .await?;
+        }
+        self.stage = Stage::RolledBack;
+        self.flip_kubelets(Mode::InTree).await?;
+        self.wait_in_tree().await
+    }
+
+    async fn cold(&mut self) -> Result<(), SwitchError> {
+        for i in 0..self.plan.switch.kcm_replicas {
+            self.replace_kcm(i, KcmRole::External).await?;
+        }
+        self.start_ccms().await?;
+        self.finish().await
+    }
+
+    async fn quiesce(&mut self) -> Result<(), SwitchError> {
+        if self.plan.switch.quiesce {
+            for i in 0..self.plan.switch.kcm_replicas {
+                self.replace_kcm(i, KcmRole::External).await?;
+            }
+            self.start_ccms().await?;
+        } else {
+            // P2: the CCM starts while the in-tree KCMs still run their cloud loops.
+            self.start_ccms().await?;
+            for i in 0..self.plan.switch.kcm_replicas {
+                self.replace_kcm(i, KcmRole::External).await?;
+            }
+        }
+        self.finish().await
+    }
+
+    async fn leader_migration(&mut self) -> Result<(), SwitchError> {
+        let kcms = self.plan.switch.kcm_replicas;
+        let ccms = self.plan.switch.ccm_replicas;
+        let migrating = flags::migration_flag(&self.plan);
+        // Step 2: every KCM N restarted with Leader Migration, one at a time.
+        for i in 0..kcms {
+            self.replace_kcm(
+                i,
+                KcmRole::InTree {
+                    leader_migration: migrating,
+                },
+            )
+            .await?;
+        }
+        if migrating {
+            let names = self.launcher.running(ManagerKind::KubeControllerManager);
+            let identities = self.identities(&names);
+            let alive = || self.launcher.check_alive(&names);
+            wait::until(
+                "a kube-controller-manager holding the migration Lease",
+                wait::DEADLINE,
+                alive,
+                || wait::held_by(&self.client, leases::LEADER_MIGRATION, &identities),
+            )
+            .await?;
+        }
+        // Steps 3-4: rolling replacement, one control-plane node at a time.
+        for i in 0..kcms.max(ccms) {
+            if i < ccms {
+                self.start_ccm(i).await?;
+            }
+            if i < kcms {
+                self.replace_kcm(i, KcmRole::External).await?;
+            }
+        }
+        self.finish().await?;
+        if flags::ccm_migrates(&self.plan) {
+            self.wait_ccm_lease(leases::LEADER_MIGRATION).await?;
+        }
+        Ok(())
+    }
+
+    /// Common tail: CNMs, kubelet flips, the CCM's Lease.
+    async fn finish(&mut self) -> Result<(), SwitchError> {
+        self.stage = Stage::Switched;
+        if self.plan.switch.node_init == NodeInit::CloudNodeManager {
+            let nodes: Vec<String> = self
+                .nodes
+                .keys()
+                .filter(|n| !self.stopped.contains(*n))
+                .cloned()
+                .collect();
+            for node in nodes {
+                self.start_cnm(&node).await?;
+            }
+        }
+        self.flip_kubelets(Mode::External).await?;
+        let elects = self
+            .launcher
+            .launch(&ccm_name(0))
+            .is_none_or(|l| !l.args.iter().any(|a| a == "--leader-elect=false"));
+        if elects {
+            self.wait_ccm_lease(leases::CLOUD_CONTROLLER_MANAGER)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until a running CCM replica holds `lease`; the replicas and their identities are
+    /// read at each poll, as a process fault may replace one meanwhile.
+    async fn wait_ccm_lease(&self, lease: &str) -> Result<(), SwitchError> {
+        let alive = || {
+            let names = self.launcher.running(ManagerKind::CloudControllerManager);
+            self.launcher.check_alive(&names)
+        };
+        wait::until(
+            &format!("a cloud-controller-manager replica holding Lease {lease}"),
+            wait::DEADLINE,
+            alive,
+            || async {
+                let names = self.launcher.running(ManagerKind::CloudControllerManager);
+                let identities = self.identities(&names);
+                if identities.is_empty() {
+                    return Err("no cloud-controller-manager replica runs".to_owned());
+                }
+                wait::held_by(&self.client, lease, &identities).await
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn start_ccms(&mut self) -> Result<(), SwitchError> {
+        for i in 0..self.plan.switch.ccm_replicas {
+            self.start_ccm(i).await?;
+        }
+        Ok(())
+    }
+
+    /// Stops KCM replica `i` (if it runs) and starts it again as `role`.
+    async fn replace_kcm(&mut self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
+        let name = kcm_name(i);
+        if self.launcher.launch(&name).is_some() {
+            self.launcher.stop(&name).await?;
+        }
+        self.start_kcm(i, role).await
+    }
+
+    /// Flips every kubelet to `mode`, one by one; a stopped kubelet gets the new flags for when
+    /// it starts again.
+    async fn flip_kubelets(&mut self, mode: Mode) -> Result<(), SwitchError> {
+        let node_ip = match mode {
+            Mode::External => self.external_node_ip(),
+            Mode::InTree => NodeIp::Unset,
+        };
+        let nodes: Vec<String> = self.nodes.keys().cloned().collect();
+        for node in nodes {
+            self.kubelets.reconfigure(&node, mode, node_ip.clone())?;
+            if self.stopped.contains(&node) {
+                continue;
+            }
+            self.kubelets.flip(&node, mode).await?;
+            self.record.mark(MarkKind::KubeletFlipped {
+                node,
+                mode: match mode {
+                    Mode::InTree => "azure".into(),
+                    Mode::External => "external".into(),
+                },
+            });
+        }
+        Ok(())
+    }
+}
