@@ -7,6 +7,12 @@
 //! change). Every manager is registered in the [`Roster`] with its cloud loops and the Lease
 //! governing each, and every start, stop, kill and kubelet flip is marked in the [`RunRecord`].
 //!
+//! The managers run under the cluster's supervisor (logs `<artifacts>/logs/<name>.log`, earlier
+//! runs of a restarted one `<name>.<n>.log`), so the cluster's teardown and Ctrl-C handler stop
+//! them too. Every method takes `&self`: the `during` phase's churn and faults run while
+//! [`Deployment::switch`] does ([`disrupt::ProcessFaults`] is a cloneable handle for spawned
+//! tasks).
+//!
 //! Procedures (migration.md §2.5, §8 scenarios 1, 2, 4, 5, 8):
 //! - cold: each KCM restarted external (no cloud loop; node IPAM only when it still allocates),
 //!   then the CCM replicas, one CNM per node (`nodeInit: cloud-node-manager`), then kubelets
