@@ -14,7 +14,8 @@ use crate::roster::ManagerKind;
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
 
 impl Deployment {
-    /// Runs `plan.switch.procedure` (rollback: its cold switch). Marks `SwitchStarted` and
+    /// Runs the procedure of the plan given to [`Deployment::start_in_tree`] (`plan` is accepted
+    /// for the runner's convenience and not read; rollback: its cold switch). Marks `SwitchStarted` and
     /// `SwitchEnded` (also when a step fails); returns once every step ran and the CCM holds its
     /// Lease (and, with Leader Migration, a CCM holds the migration Lease).
     pub async fn switch(
