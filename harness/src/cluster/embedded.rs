@@ -307,3 +307,18 @@ impl ClusterProvider for EmbeddedCluster {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_restart_address_is_the_one_first_served() {
+        let lines = [
+            "kube-apiserver: serving on https://127.0.0.1:41234".to_string(),
+            "kube-apiserver: kubeconfig written to /tmp/k".to_string(),
+        ];
+        assert_eq!(serving_address(&lines).as_deref(), Some("127.0.0.1:41234"));
+        assert_eq!(serving_address(&lines[1..]), None);
+    }
+}

@@ -110,8 +110,8 @@ impl Deployment {
 
     /// Injects `action` (see [`ProcessFaults::inject`]) between procedure steps.
     pub async fn disrupt(
-        &mut self,
-        cluster: &mut EmbeddedCluster,
+        &self,
+        cluster: &EmbeddedCluster,
         action: ProcessAction,
     ) -> Result<(), SwitchError> {
         self.process_faults().inject(cluster, action).await

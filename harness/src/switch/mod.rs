@@ -7,6 +7,12 @@
 //! change). Every manager is registered in the [`Roster`] with its cloud loops and the Lease
 //! governing each, and every start, stop, kill and kubelet flip is marked in the [`RunRecord`].
 //!
+//! The managers run under the cluster's supervisor (logs `<artifacts>/logs/<name>.log`, earlier
+//! runs of a restarted one `<name>.<n>.log`), so the cluster's teardown and Ctrl-C handler stop
+//! them too. Every method takes `&self`: the `during` phase's churn and faults run while
+//! [`Deployment::switch`] does ([`disrupt::ProcessFaults`] is a cloneable handle for spawned
+//! tasks).
+//!
 //! Procedures (migration.md §2.5, §8 scenarios 1, 2, 4, 5, 8):
 //! - cold: each KCM restarted external (no cloud loop; node IPAM only when it still allocates),
 //!   then the CCM replicas, one CNM per node (`nodeInit: cloud-node-manager`), then kubelets
@@ -42,11 +48,14 @@ pub mod process;
 pub mod wait;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use error::SwitchError;
 
 use crate::cluster::{ClusterError, ClusterProvider, EmbeddedCluster};
-use crate::intree::kubelet::{KubeVersion, KubeletSpec, Kubelets, Mode, NodeIp, Timing};
+use crate::intree::kubelet::{
+    KubeVersion, KubeletSpec, KubeletState, Kubelets, Mode, NodeIp, Timing,
+};
 use crate::record::{MarkKind, RunRecord};
 use crate::roster::{ManagerKind, Roster};
 use crate::scenario::{NodeInit, ScenarioPlan};
@@ -65,30 +74,41 @@ pub enum Stage {
     RolledBack,
 }
 
-/// The managers and kubelets of one parity run on an embedded cluster.
+/// What changes while the deployment runs (nodes come and go, kubelets stop).
+#[derive(Debug)]
+struct State {
+    /// Node name → its IMDS base URL.
+    nodes: BTreeMap<String, String>,
+    /// Nodes whose kubelet is stopped (stopKubelet, VM deleted or powered off).
+    stopped: BTreeSet<String>,
+    stage: Stage,
+}
+
+/// The managers and kubelets of one parity run on an embedded cluster. Every method takes
+/// `&self`, so the runner can apply the `during` phase's workload, churn and faults while
+/// [`Deployment::switch`] runs (e.g. in one `tokio::join!`); each step locks only what it
+/// changes.
 pub struct Deployment {
+    /// The plan given to [`Deployment::start_in_tree`] (the one the procedures follow).
     plan: ScenarioPlan,
     files: LocalFiles,
     launcher: Launcher,
-    kubelets: Kubelets,
+    kubelets: tokio::sync::Mutex<Kubelets>,
     client: kube::Client,
     record: RunRecord,
     version: KubeVersion,
-    /// Node name → its IMDS base URL.
-    nodes: BTreeMap<String, String>,
-    /// Nodes whose kubelet is stopped (stopKubelet, or VM deleted).
-    stopped: BTreeSet<String>,
     /// Base of the fake's per-node IMDS (`https://host:port`).
     imds_base: String,
-    stage: Stage,
+    state: Mutex<State>,
+    /// Serialises CNM starts.
+    cnm_gate: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Deployment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Deployment")
             .field("plan", &self.plan.name)
-            .field("stage", &self.stage)
-            .field("nodes", &self.nodes.keys().collect::<Vec<_>>())
+            .field("state", &*self.state())
             .finish_non_exhaustive()
     }
 }
@@ -153,18 +173,21 @@ impl Deployment {
                 }
             }
         }
-        let mut deployment = Deployment {
+        let deployment = Deployment {
             plan: plan.clone(),
             files,
             launcher,
-            kubelets,
+            kubelets: tokio::sync::Mutex::new(kubelets),
             client,
             record,
             version,
-            nodes,
-            stopped: BTreeSet::new(),
             imds_base: cluster.printed().base().to_owned(),
-            stage: Stage::InTree,
+            state: Mutex::new(State {
+                nodes,
+                stopped: BTreeSet::new(),
+                stage: Stage::InTree,
+            }),
+            cnm_gate: tokio::sync::Mutex::new(()),
         };
         match deployment.bring_up_in_tree(powered_off).await {
             Ok(()) => Ok(deployment),
@@ -175,10 +198,14 @@ impl Deployment {
         }
     }
 
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// KCMs, then one kubelet per node; the kubelet of a VM that is not running is stopped at
     /// once (it never registers: IMDS does not answer for a stopped VM) and starts with
     /// [`Deployment::start_kubelet`] once the scenario powers the VM on.
-    async fn bring_up_in_tree(&mut self, powered_off: BTreeSet<String>) -> Result<(), SwitchError> {
+    async fn bring_up_in_tree(&self, powered_off: BTreeSet<String>) -> Result<(), SwitchError> {
         for i in 0..self.plan.switch.kcm_replicas {
             self.start_kcm(
                 i,
@@ -189,12 +216,14 @@ impl Deployment {
             .await?;
         }
         let nodes: Vec<(String, String)> = self
+            .state()
             .nodes
             .iter()
             .map(|(n, u)| (n.clone(), u.clone()))
             .collect();
+        let mut kubelets = self.kubelets.lock().await;
         for (node, imds_url) in nodes {
-            self.kubelets.add(KubeletSpec {
+            kubelets.add(KubeletSpec {
                 node: node.clone(),
                 imds_url,
                 mode: Mode::InTree,
@@ -202,21 +231,29 @@ impl Deployment {
                 node_ip: NodeIp::Unset,
             })?;
             if powered_off.contains(&node) {
-                self.kubelets.stop(&node, false).await?;
-                self.stopped.insert(node);
+                kubelets.stop(&node, false).await?;
+                self.state().stopped.insert(node);
             }
         }
+        drop(kubelets);
         self.wait_in_tree().await
     }
 
-    /// Every node Ready and initialised, and a running KCM holding its Lease.
-    async fn wait_in_tree(&self) -> Result<(), SwitchError> {
-        let names: Vec<String> = self
+    /// Nodes whose kubelet runs.
+    fn live_nodes(&self) -> Vec<String> {
+        let state = self.state();
+        state
             .nodes
             .keys()
-            .filter(|n| !self.stopped.contains(*n))
+            .filter(|n| !state.stopped.contains(*n))
             .cloned()
-            .collect();
+            .collect()
+    }
+
+    /// Every node with a running kubelet Ready and initialised, and a running KCM holding its
+    /// Lease.
+    async fn wait_in_tree(&self) -> Result<(), SwitchError> {
+        let names = self.live_nodes();
         let kcms = self.launcher.running(ManagerKind::KubeControllerManager);
         let alive = || self.launcher.check_alive(&kcms);
         wait::until(
@@ -252,7 +289,14 @@ impl Deployment {
 
     /// Where the deployment stands.
     pub fn stage(&self) -> Stage {
-        self.stage
+        self.state().stage
+    }
+
+    /// Changes the stage under the kubelets' lock: a node added concurrently either sees the
+    /// old stage and is in the node list before the procedure walks it, or sees the new one.
+    async fn enter_stage(&self, stage: Stage) {
+        let _kubelets = self.kubelets.lock().await;
+        self.state().stage = stage;
     }
 
     /// The command-line files the managers read.
@@ -266,14 +310,14 @@ impl Deployment {
         self.launcher.supervisor()
     }
 
-    /// The simulated kubelets (their states for samples).
-    pub fn kubelets(&self) -> &Kubelets {
-        &self.kubelets
+    /// What each simulated kubelet is and did (for samples and tests).
+    pub async fn kubelet_states(&self) -> Vec<KubeletState> {
+        self.kubelets.lock().await.states()
     }
 
     /// The kubelet mode of the current stage.
     fn kubelet_mode(&self) -> Mode {
-        match self.stage {
+        match self.stage() {
             Stage::Switched => Mode::External,
             Stage::InTree | Stage::RolledBack => Mode::InTree,
         }
@@ -292,49 +336,53 @@ impl Deployment {
     }
 
     fn cnms_run(&self) -> bool {
-        self.stage == Stage::Switched && self.plan.switch.node_init == NodeInit::CloudNodeManager
+        self.stage() == Stage::Switched && self.plan.switch.node_init == NodeInit::CloudNodeManager
     }
 
     /// A VM the runner just added gets a kubelet in the current mode, and a CNM if CNMs run.
-    pub async fn add_node(
-        &mut self,
-        cluster: &EmbeddedCluster,
-        node: &str,
-    ) -> Result<(), SwitchError> {
+    pub async fn add_node(&self, cluster: &EmbeddedCluster, node: &str) -> Result<(), SwitchError> {
         let imds_url = format!("{}/imds/{node}", cluster.printed().base());
+        let mut kubelets = self.kubelets.lock().await;
         let mode = self.kubelet_mode();
         let node_ip = match mode {
             Mode::External => self.external_node_ip(),
             Mode::InTree => NodeIp::Unset,
         };
-        self.kubelets.add(KubeletSpec {
+        kubelets.add(KubeletSpec {
             node: node.to_owned(),
             imds_url: imds_url.clone(),
             mode,
             version: self.version,
             node_ip,
         })?;
-        self.nodes.insert(node.to_owned(), imds_url.clone());
+        self.state().nodes.insert(node.to_owned(), imds_url);
+        drop(kubelets);
         if self.cnms_run() {
-            self.start_cnm(node).await?;
+            self.ensure_cnm(node).await?;
         }
         Ok(())
     }
 
     /// Stops `node`'s kubelet (its Node goes NotReady; the VM keeps running).
-    pub async fn stop_kubelet(&mut self, node: &str) -> Result<(), SwitchError> {
-        self.kubelets.stop(node, true).await?;
-        self.stopped.insert(node.to_owned());
+    pub async fn stop_kubelet(&self, node: &str) -> Result<(), SwitchError> {
+        // The stopped set changes under the kubelets' lock, so a flip never restarts a kubelet
+        // stopped in between.
+        let mut kubelets = self.kubelets.lock().await;
+        kubelets.stop(node, true).await?;
+        self.state().stopped.insert(node.to_owned());
+        drop(kubelets);
         self.record.mark(MarkKind::KubeletStopped {
             node: node.to_owned(),
         });
         Ok(())
     }
 
-    /// Starts `node`'s stopped kubelet again (in the flags of the current stage).
-    pub async fn start_kubelet(&mut self, node: &str) -> Result<(), SwitchError> {
-        self.kubelets.start(node)?;
-        self.stopped.remove(node);
+    /// Starts `node`'s stopped kubelet again (with the flags of the current stage).
+    pub async fn start_kubelet(&self, node: &str) -> Result<(), SwitchError> {
+        let mut kubelets = self.kubelets.lock().await;
+        kubelets.start(node)?;
+        self.state().stopped.remove(node);
+        drop(kubelets);
         self.record.mark(MarkKind::KubeletStarted {
             node: node.to_owned(),
         });
@@ -342,11 +390,13 @@ impl Deployment {
     }
 
     /// `node`'s VM was deleted: its kubelet stops (Node marked unreachable) and its CNM stops.
-    pub async fn remove_node(&mut self, node: &str) -> Result<(), SwitchError> {
-        if !self.stopped.contains(node) {
-            self.kubelets.stop(node, true).await?;
-            self.stopped.insert(node.to_owned());
+    pub async fn remove_node(&self, node: &str) -> Result<(), SwitchError> {
+        let mut kubelets = self.kubelets.lock().await;
+        if !self.state().stopped.contains(node) {
+            kubelets.stop(node, true).await?;
+            self.state().stopped.insert(node.to_owned());
         }
+        drop(kubelets);
         let cnm = cnm_name(node);
         if self.launcher.launch(&cnm).is_some() {
             self.launcher.stop(&cnm).await?;
@@ -354,16 +404,16 @@ impl Deployment {
         Ok(())
     }
 
-    /// Stops everything the deployment started (kubelets, then managers newest first); the
+    /// Stops everything the deployment started (kubelets, then CNMs, CCMs and KCMs); the
     /// cluster's own teardown stops the fake and the API server.
-    pub async fn shutdown(&mut self) {
-        self.kubelets.shutdown().await;
+    pub async fn shutdown(&self) {
+        self.kubelets.lock().await.shutdown().await;
         for error in self.launcher.stop_all().await {
             tracing::warn!(%error, "stopping a manager");
         }
     }
 
-    async fn start_kcm(&mut self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
+    async fn start_kcm(&self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
         let line = flags::kcm(&self.plan, &self.files, role)?;
         let migrated = match role {
             KcmRole::InTree {
@@ -384,7 +434,7 @@ impl Deployment {
             .await
     }
 
-    async fn start_ccm(&mut self, i: u32) -> Result<(), SwitchError> {
+    async fn start_ccm(&self, i: u32) -> Result<(), SwitchError> {
         let line = flags::ccm(&self.plan, &self.files)?;
         let migrated = if flags::ccm_migrates(&self.plan) {
             migration::migrated_loops(
@@ -404,8 +454,18 @@ impl Deployment {
             .await
     }
 
-    async fn start_cnm(&mut self, node: &str) -> Result<(), SwitchError> {
+    /// Starts `node`'s CNM unless it runs (the switch and `add_node` may both want it).
+    async fn ensure_cnm(&self, node: &str) -> Result<(), SwitchError> {
+        let _gate = self.cnm_gate.lock().await;
+        if self.launcher.launch(&cnm_name(node)).is_some() {
+            return Ok(());
+        }
+        self.start_cnm(node).await
+    }
+
+    async fn start_cnm(&self, node: &str) -> Result<(), SwitchError> {
         let imds = self
+            .state()
             .nodes
             .get(node)
             .cloned()

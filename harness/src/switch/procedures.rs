@@ -1,5 +1,7 @@
 //! The switch procedures and the rollback, step by step (see the module docs of [`super`]).
 
+use std::collections::BTreeSet;
+
 use ccm_names::leases;
 
 use super::error::SwitchError;
@@ -12,22 +14,22 @@ use crate::roster::ManagerKind;
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
 
 impl Deployment {
-    /// Runs `plan.switch.procedure` (rollback: its cold switch). Marks `SwitchStarted` and
+    /// Runs the procedure of the plan given to [`Deployment::start_in_tree`] (`plan` is accepted
+    /// for the runner's convenience and not read; rollback: its cold switch). Marks `SwitchStarted` and
     /// `SwitchEnded` (also when a step fails); returns once every step ran and the CCM holds its
     /// Lease (and, with Leader Migration, a CCM holds the migration Lease).
     pub async fn switch(
-        &mut self,
+        &self,
         _cluster: &EmbeddedCluster,
-        plan: &ScenarioPlan,
+        _plan: &ScenarioPlan,
     ) -> Result<(), SwitchError> {
-        if self.stage == Stage::Switched {
+        if self.stage() == Stage::Switched {
             return Err(SwitchError::State(
                 "the deployment is already switched".into(),
             ));
         }
-        self.plan = plan.clone();
         self.record.mark(MarkKind::SwitchStarted);
-        let result = match plan.switch.procedure {
+        let result = match self.plan.switch.procedure {
             Procedure::Cold | Procedure::Rollback => self.cold().await,
             Procedure::Quiesce => self.quiesce().await,
             Procedure::LeaderMigration => self.leader_migration().await,
@@ -40,11 +42,11 @@ impl Deployment {
     /// back one by one; returns once every node is Ready and initialised and a KCM holds its
     /// Lease. Marks `RollbackStarted` and `RollbackEnded`.
     pub async fn rollback(
-        &mut self,
+        &self,
         _cluster: &EmbeddedCluster,
         _plan: &ScenarioPlan,
     ) -> Result<(), SwitchError> {
-        if self.stage != Stage::Switched {
+        if self.stage() != Stage::Switched {
             return Err(SwitchError::State(
                 "rollback needs a switched deployment".into(),
             ));
@@ -55,7 +57,7 @@ impl Deployment {
         result
     }
 
-    async fn roll_back(&mut self) -> Result<(), SwitchError> {
+    async fn roll_back(&self) -> Result<(), SwitchError> {
         let out_of_tree = [
             self.launcher.running(ManagerKind::CloudControllerManager),
             self.launcher.running(ManagerKind::CloudNodeManager),
@@ -73,12 +75,12 @@ impl Deployment {
             )
             .await?;
         }
-        self.stage = Stage::RolledBack;
+        self.enter_stage(Stage::RolledBack).await;
         self.flip_kubelets(Mode::InTree).await?;
         self.wait_in_tree().await
     }
 
-    async fn cold(&mut self) -> Result<(), SwitchError> {
+    async fn cold(&self) -> Result<(), SwitchError> {
         for i in 0..self.plan.switch.kcm_replicas {
             self.replace_kcm(i, KcmRole::External).await?;
         }
@@ -86,7 +88,7 @@ impl Deployment {
         self.finish().await
     }
 
-    async fn quiesce(&mut self) -> Result<(), SwitchError> {
+    async fn quiesce(&self) -> Result<(), SwitchError> {
         if self.plan.switch.quiesce {
             for i in 0..self.plan.switch.kcm_replicas {
                 self.replace_kcm(i, KcmRole::External).await?;
@@ -102,7 +104,7 @@ impl Deployment {
         self.finish().await
     }
 
-    async fn leader_migration(&mut self) -> Result<(), SwitchError> {
+    async fn leader_migration(&self) -> Result<(), SwitchError> {
         let kcms = self.plan.switch.kcm_replicas;
         let ccms = self.plan.switch.ccm_replicas;
         let migrating = flags::migration_flag(&self.plan);
@@ -145,17 +147,14 @@ impl Deployment {
     }
 
     /// Common tail: CNMs, kubelet flips, the CCM's Lease.
-    async fn finish(&mut self) -> Result<(), SwitchError> {
-        self.stage = Stage::Switched;
+    async fn finish(&self) -> Result<(), SwitchError> {
+        self.enter_stage(Stage::Switched).await;
         if self.plan.switch.node_init == NodeInit::CloudNodeManager {
-            let nodes: Vec<String> = self
-                .nodes
-                .keys()
-                .filter(|n| !self.stopped.contains(*n))
-                .cloned()
-                .collect();
-            for node in nodes {
-                self.start_cnm(&node).await?;
+            // One at a time from the live list, so a node added meanwhile gets its CNM too.
+            let mut handled = BTreeSet::new();
+            while let Some(node) = self.live_nodes().into_iter().find(|n| !handled.contains(n)) {
+                handled.insert(node.clone());
+                self.ensure_cnm(&node).await?;
             }
         }
         self.flip_kubelets(Mode::External).await?;
@@ -194,7 +193,7 @@ impl Deployment {
         Ok(())
     }
 
-    async fn start_ccms(&mut self) -> Result<(), SwitchError> {
+    async fn start_ccms(&self) -> Result<(), SwitchError> {
         for i in 0..self.plan.switch.ccm_replicas {
             self.start_ccm(i).await?;
         }
@@ -202,7 +201,7 @@ impl Deployment {
     }
 
     /// Stops KCM replica `i` (if it runs) and starts it again as `role`.
-    async fn replace_kcm(&mut self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
+    async fn replace_kcm(&self, i: u32, role: KcmRole) -> Result<(), SwitchError> {
         let name = kcm_name(i);
         if self.launcher.launch(&name).is_some() {
             self.launcher.stop(&name).await?;
@@ -212,18 +211,30 @@ impl Deployment {
 
     /// Flips every kubelet to `mode`, one by one; a stopped kubelet gets the new flags for when
     /// it starts again.
-    async fn flip_kubelets(&mut self, mode: Mode) -> Result<(), SwitchError> {
+    async fn flip_kubelets(&self, mode: Mode) -> Result<(), SwitchError> {
         let node_ip = match mode {
             Mode::External => self.external_node_ip(),
             Mode::InTree => NodeIp::Unset,
         };
-        let nodes: Vec<String> = self.nodes.keys().cloned().collect();
-        for node in nodes {
-            self.kubelets.reconfigure(&node, mode, node_ip.clone())?;
-            if self.stopped.contains(&node) {
+        // Nodes are picked one at a time under the kubelets' lock, so one added meanwhile (in
+        // the old mode, before the stage changed) is flipped too.
+        let mut handled = BTreeSet::new();
+        loop {
+            let mut kubelets = self.kubelets.lock().await;
+            let next = self
+                .state()
+                .nodes
+                .keys()
+                .find(|n| !handled.contains(*n))
+                .cloned();
+            let Some(node) = next else { break };
+            handled.insert(node.clone());
+            kubelets.reconfigure(&node, mode, node_ip.clone())?;
+            if self.state().stopped.contains(&node) {
                 continue;
             }
-            self.kubelets.flip(&node, mode).await?;
+            kubelets.flip(&node, mode).await?;
+            drop(kubelets);
             self.record.mark(MarkKind::KubeletFlipped {
                 node,
                 mode: match mode {

@@ -97,7 +97,7 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
     let mut cluster = small(&dir).await;
     let plan = plan_of("01-cold-switch-azure-cni.yaml");
     let (roster, record) = (Roster::new(), RunRecord::new());
-    let mut deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record.clone())
+    let deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record.clone())
         .await
         .unwrap_or_else(|e| panic!("in-tree start: {e}"));
     let client = cluster.kube_client().await.expect("client");
@@ -156,8 +156,8 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
     assert_eq!(cnms, expected);
     assert!(
         deployment
-            .kubelets()
-            .states()
+            .kubelet_states()
+            .await
             .iter()
             .all(|k| k.spec.mode == Mode::External && k.running)
     );
@@ -227,7 +227,7 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
 
     // A SIGKILLed CCM comes back under the same name: two runs in the roster, one killed.
     deployment
-        .disrupt(&mut cluster, ProcessAction::KillCloudControllerManager)
+        .disrupt(&cluster, ProcessAction::KillCloudControllerManager)
         .await
         .unwrap_or_else(|e| panic!("kill ccm: {e}"));
     let runs: Vec<ManagedProcess> = roster
@@ -243,7 +243,7 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
 
     // The API server restarts on its port with its objects.
     deployment
-        .disrupt(&mut cluster, ProcessAction::RestartKubeApiserver)
+        .disrupt(&cluster, ProcessAction::RestartKubeApiserver)
         .await
         .unwrap_or_else(|e| panic!("restart apiserver: {e}"));
     let restarted = cluster.kube_client().await.expect("client");
@@ -286,8 +286,8 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
     );
     assert!(
         deployment
-            .kubelets()
-            .states()
+            .kubelet_states()
+            .await
             .iter()
             .all(|k| k.spec.mode == Mode::InTree && k.running == (k.spec.node != "late-agent"))
     );
@@ -310,10 +310,9 @@ async fn quiesce_stops_every_in_tree_loop_before_the_first_ccm() {
     let mut cluster = small(&dir).await;
     let plan = plan_of("04-ha-quiesce.yaml");
     let roster = Roster::new();
-    let mut deployment =
-        Deployment::start_in_tree(&cluster, &plan, roster.clone(), RunRecord::new())
-            .await
-            .unwrap_or_else(|e| panic!("in-tree start: {e}"));
+    let deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), RunRecord::new())
+        .await
+        .unwrap_or_else(|e| panic!("in-tree start: {e}"));
     assert_eq!(
         running(&roster, ManagerKind::KubeControllerManager).len(),
         3
@@ -371,7 +370,7 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
     let mut cluster = small(&dir).await;
     let plan = plan_of("05-leader-migration.yaml");
     let (roster, record) = (Roster::new(), RunRecord::new());
-    let mut deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record)
+    let deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record)
         .await
         .unwrap_or_else(|e| panic!("in-tree start: {e}"));
     let client = cluster.kube_client().await.expect("client");
@@ -508,7 +507,7 @@ async fn every_shipped_switch_variant_completes() {
         // Fewer replicas than the shipped files keep this loop short; the variant is the same.
         plan.switch.kcm_replicas = plan.switch.kcm_replicas.min(2);
         let roster = Roster::new();
-        let mut deployment =
+        let deployment =
             Deployment::start_in_tree(&cluster, &plan, roster.clone(), RunRecord::new())
                 .await
                 .unwrap_or_else(|e| panic!("{file}: in-tree start: {e}"));
@@ -530,12 +529,18 @@ async fn faults_during_the_switch_are_survived() {
     let mut cluster = small(&dir).await;
     let plan = plan_of("fault-ccm-sigkill.yaml");
     let (roster, record) = (Roster::new(), RunRecord::new());
-    let mut deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record.clone())
+    let deployment = Deployment::start_in_tree(&cluster, &plan, roster.clone(), record.clone())
         .await
         .unwrap_or_else(|e| panic!("in-tree start: {e}"));
     let faults = deployment.process_faults();
-    let (switched, killed, restarted) = tokio::join!(
+    // Churn while the switch runs: one kubelet stops (its node then gets the external flags
+    // for when it comes back, and is not flipped in the meantime).
+    let (switched, churned, killed, restarted) = tokio::join!(
         deployment.switch(&cluster, &plan),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            deployment.stop_kubelet("k8s-agentpool-0-1").await
+        },
         faults.inject(&cluster, ProcessAction::KillCloudControllerManager),
         async {
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -547,6 +552,21 @@ async fn faults_during_the_switch_are_survived() {
     switched.unwrap_or_else(|e| panic!("switch: {e}"));
     killed.unwrap_or_else(|e| panic!("kill: {e}"));
     restarted.unwrap_or_else(|e| panic!("restart: {e}"));
+    churned.unwrap_or_else(|e| panic!("stop kubelet: {e}"));
+    let stopped = deployment
+        .kubelet_states()
+        .await
+        .into_iter()
+        .find(|k| k.spec.node == "k8s-agentpool-0-1")
+        .expect("kubelet");
+    assert!(
+        !stopped.running && stopped.spec.mode == Mode::External,
+        "{stopped:?}"
+    );
+    deployment
+        .start_kubelet("k8s-agentpool-0-1")
+        .await
+        .unwrap_or_else(|e| panic!("start kubelet: {e}"));
     let marks = record.marks();
     let at =
         |pred: &dyn Fn(&MarkKind) -> bool| marks.iter().find(|m| pred(&m.kind)).map(|m| m.at_ms);
