@@ -9,6 +9,7 @@ pub mod outcome;
 pub mod record;
 pub mod report;
 pub mod roster;
+pub mod run;
 pub mod scenario;
 pub mod snapshot;
 pub mod supervisor;

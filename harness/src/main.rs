@@ -17,6 +17,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run parity scenarios on embedded clusters; results in the layout TestGrid reads.
+    Run(harness::run::RunArgs),
     /// Draw the results of one or many build directories as an offline HTML grid.
     Report(testgrid::cli::ReportArgs),
     /// TestGrid tools: check a build directory, write configuration, publish.
@@ -27,7 +29,7 @@ enum Command {
     /// under leader election and Leader Migration (component `kube-controller-manager`).
     KubeControllerManager(kube_controller_manager::KcmArgs),
     /// Start an embedded cluster (fake Azure + API server), print how to use it, run until Ctrl-C.
-    Up(harness::cluster::up::UpArgs),
+    Up(harness::run::up::UpArgs),
     /// Scenario files: validate them before a run.
     Scenarios(scenario::cli::ScenariosArgs),
 }
@@ -35,6 +37,10 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match &cli.command {
+        Command::Run(args) => {
+            let code = harness::run::suite::main(args)?;
+            std::process::exit(code);
+        }
         Command::Report(args) => testgrid::cli::run_report(args).map_err(anyhow::Error::from_boxed),
         Command::Testgrid(args) => {
             testgrid::cli::run_testgrid(args).map_err(anyhow::Error::from_boxed)
@@ -43,7 +49,7 @@ fn main() -> anyhow::Result<()> {
             ccm_manifests::cli::run(args).map_err(anyhow::Error::from_boxed)
         }
         Command::KubeControllerManager(args) => kube_controller_manager::main(args),
-        Command::Up(args) => harness::cluster::up::main(args),
+        Command::Up(args) => harness::run::up::main(args),
         Command::Scenarios(args) => Ok(scenario::cli::run(args)?),
     }
 }

@@ -42,7 +42,8 @@ pub(super) fn check(
         let (mut longest, mut from, mut cause_at) = (0u64, None::<i64>, String::new());
         let mut cause = String::new();
         let mut last_seen = None;
-        for sample in inputs.samples {
+        // From the baseline on: before it, a Service may still be getting its first rule.
+        for sample in inputs.samples.iter().filter(|s| s.at_ms >= base.taken_ms) {
             let Some(frontend) = sample.lb.iter().flatten().find(|f| &f.service == key) else {
                 continue;
             };
@@ -61,7 +62,7 @@ pub(super) fn check(
                     let d = (sample.at_ms - start).max(0) as u64;
                     if d > longest {
                         longest = d;
-                        cause_at = format!("{cause} from {start} ms");
+                        cause_at = format!("{cause} starting {}", intent.when(start));
                     }
                     from = None;
                 }
@@ -72,7 +73,10 @@ pub(super) fn check(
             let d = (end - start).max(0) as u64;
             if d >= longest {
                 longest = d;
-                cause_at = format!("{cause} from {start} ms to the last sample");
+                cause_at = format!(
+                    "{cause} starting {} until the last sample",
+                    intent.when(start)
+                );
             }
         }
         let line = if longest == 0 {

@@ -74,18 +74,19 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
         }
     }
     let mut flapped = BTreeSet::new();
-    for sample in inputs.samples {
+    // Before the baseline a Service may still be waiting for its first ingress.
+    for sample in inputs.samples.iter().filter(|s| s.at_ms >= base.taken_ms) {
         for s in sample.services.iter().flatten() {
             let Some(before) = kept.iter().find(|k| k.key() == s.service) else {
                 continue;
             };
             if s.ingress != before.ingress && flapped.insert(s.service.clone()) {
                 offenders.push(format!(
-                    "service {}: ingress {} showed {} in the sample at {} ms",
+                    "service {}: ingress {} showed {} {}",
                     s.service,
                     show(&before.ingress),
                     show(&s.ingress),
-                    sample.at_ms
+                    intent.when(sample.at_ms)
                 ));
             }
         }
@@ -144,6 +145,22 @@ mod tests {
             .push(mark(1, MarkKind::ServiceDeleted(obj("web"))));
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
 
+        // Before the baseline the Service was still waiting for its first ingress: not a flap.
+        let mut early = Run::healthy();
+        early.samples.push(crate::snapshot::Sample {
+            at_ms: -5,
+            leases: None,
+            processes: vec![],
+            nodes: None,
+            services: Some(vec![crate::snapshot::ServiceSample {
+                service: "default/web".into(),
+                ingress: vec![],
+                finalizer: false,
+            }]),
+            lb: None,
+        });
+        assert_eq!(early.check(CHECK).verdict, Verdict::Pass);
+
         let mut flap = Run::healthy();
         flap.samples.push(crate::snapshot::Sample {
             at_ms: 7,
@@ -160,7 +177,7 @@ mod tests {
         let r = flap.check(CHECK);
         assert_eq!(
             r.reason,
-            "service default/web: ingress 20.1.2.3 showed (none) in the sample at 7 ms"
+            "service default/web: ingress 20.1.2.3 showed (none) at 7 ms"
         );
     }
 }

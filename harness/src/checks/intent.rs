@@ -71,6 +71,26 @@ impl Intent {
         intent
     }
 
+    /// A time as a reader of a reason wants it: relative to the start of the switch
+    /// (`"3.2 s after the switch started"`), or epoch milliseconds when there was no switch.
+    pub fn when(&self, at_ms: i64) -> String {
+        match self.switch_started {
+            Some(start) if at_ms >= start => {
+                format!(
+                    "{:.1} s after the switch started",
+                    (at_ms - start) as f64 / 1000.0
+                )
+            }
+            Some(start) => {
+                format!(
+                    "{:.1} s before the switch started",
+                    (start - at_ms) as f64 / 1000.0
+                )
+            }
+            None => format!("at {at_ms} ms"),
+        }
+    }
+
     /// True when the scenario deleted the Service `key` (`ns/name`).
     pub fn service_deleted(&self, key: &str) -> bool {
         self.services_deleted.contains_key(key)

@@ -41,8 +41,8 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
             for gone in before.difference(&now) {
                 if !intent.vm_deleted(gone) && reported.insert((*gone).to_owned()) {
                     offenders.push(format!(
-                        "node {gone}: gone from the sample at {} ms although its VM was not deleted",
-                        sample.at_ms
+                        "node {gone}: gone {} although its VM was not deleted",
+                        intent.when(sample.at_ms)
                     ));
                 }
             }

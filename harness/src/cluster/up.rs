@@ -1,83 +1,11 @@
-//! `harness up`: an embedded cluster for a person at a terminal. Starts it, prints the kubeconfig,
-//! the fake's URLs, the CA and commands to try, then waits for Ctrl-C (or SIGTERM) and tears
-//! everything down. Where the cluster comes from is [`UpArgs::options`]: a scenario argument
-//! plugs in there, turning the scenario's topology and fault flags into the same options.
+//! What `harness up` prints about an embedded cluster: the kubeconfig, the fake's URLs, the CA,
+//! the processes and commands to try. The command itself lives in `run::up` (it can also start a
+//! scenario's in-tree control plane, which sits above the cluster layer).
 
-use std::ffi::OsString;
-use std::io::Write;
-use std::path::PathBuf;
-
-use anyhow::Context;
-
-use super::{ClusterProvider, Component, EmbeddedCluster, EmbeddedOptions, TopologySource};
-use crate::supervisor::ShutdownSignals;
-
-/// Flags of `harness up`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct UpArgs {
-    /// Topology of the fake Azure cloud (e.g. fakes/examples/small.yaml).
-    #[arg(long)]
-    pub topology: PathBuf,
-    /// Directory for the cluster's files and process logs (default: a new directory under the
-    /// system temp dir, kept after exit).
-    #[arg(long)]
-    pub artifacts: Option<PathBuf>,
-    /// Extra `azure-fakes serve` flag (repeatable), e.g. `--fake-arg=--retry-after=0`.
-    #[arg(long = "fake-arg", allow_hyphen_values = true)]
-    pub fake_args: Vec<OsString>,
-}
-
-impl UpArgs {
-    /// The embedded cluster these flags describe.
-    pub fn options(&self) -> EmbeddedOptions {
-        let artifacts = self.artifacts.clone().unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("harness-up-{}", std::process::id()))
-        });
-        EmbeddedOptions::new(TopologySource::File(self.topology.clone()), artifacts)
-            .fake_flags(self.fake_args.iter().cloned())
-    }
-}
-
-/// Runs `harness up` to completion on its own runtime.
-pub fn main(args: &UpArgs) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    runtime.block_on(up(args.options()))
-}
-
-/// Starts the cluster, prints how to use it, and serves until SIGINT or SIGTERM. A signal during
-/// start-up drops the half-started cluster (its processes are killed) and fails.
-pub async fn up(options: EmbeddedOptions) -> anyhow::Result<()> {
-    // Before any child exists: a Ctrl-C from now on is ours to handle.
-    let mut signals = ShutdownSignals::install();
-    let started = tokio::select! {
-        biased;
-        signal = signals.wait() => Err(signal),
-        cluster = EmbeddedCluster::start(options) => Ok(cluster),
-    };
-    let mut cluster = match started {
-        Ok(cluster) => cluster.context("starting the embedded cluster")?,
-        Err(signal) => anyhow::bail!("{signal:?} while the cluster was starting; stopped it"),
-    };
-    let mut out = std::io::stdout().lock();
-    // stdout may be a closed pipe: the cluster must still run and stop cleanly.
-    let _ = out.write_all(describe(&cluster).as_bytes());
-    let _ = out.flush();
-    drop(out);
-    let signal = signals.wait().await;
-    eprintln!("harness up: {signal:?}: stopping the cluster");
-    cluster
-        .teardown()
-        .await
-        .context("tearing the cluster down")?;
-    println!("harness up: stopped");
-    Ok(())
-}
+use super::{ClusterProvider, Component, EmbeddedCluster};
 
 /// What `harness up` prints once the cluster is ready.
-fn describe(cluster: &EmbeddedCluster) -> String {
+pub fn describe(cluster: &EmbeddedCluster) -> String {
     let azure = cluster.azure();
     let printed = cluster.printed();
     let kubeconfig = cluster.kubeconfig().display();

@@ -53,6 +53,16 @@ pub struct ScenarioPlan {
     pub expect: Expect,
 }
 
+impl ScenarioPlan {
+    /// The Kubernetes minor (`29` for 1.29); the plan only holds validated `1.N` versions.
+    pub fn minor(&self) -> u32 {
+        self.kubernetes_version
+            .strip_prefix("1.")
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(super::validate::LAST_IN_TREE_MINOR)
+    }
+}
+
 /// The topology as the fake takes it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -20,6 +20,12 @@ pub enum AllowRule {
     ConsolidatedNsgRuleFollowsServices,
     /// A probe of an `appProtocol: http/https` port went from `Tcp` to `Http(s)` with path `/`.
     ProbeHttpForAppProtocol,
+    /// `externalTrafficPolicy: Local`: the in-tree provider's probe per rule (named after the rule,
+    /// HTTP `/healthz` on the health-check node port) replaced by one shared probe on the same port
+    /// and path, and the rules pointed at it.
+    LocalProbePerRuleReplaced,
+    /// An annotated HTTP(S) probe without a path: `/healthz` in tree, `/` out of tree.
+    ProbePathHealthzToRoot,
     /// Backend pool members follow the node set (nodes added, deleted, NotReady).
     PoolMembersFollowNodes,
     /// Resources of a Service created after the earlier snapshot.
@@ -69,6 +75,12 @@ const NSG: &str = "anchor-ccm.md §4.7: rules consolidated across Services since
                    legacy per-service names `<a+uid>-<Proto>-<port>-<source>`";
 const PROBE: &str = "migration.md §3 P10: cluster-policy TCP ports with appProtocol http/https \
                      get an HTTP(S) probe on `/`; anchor-ccm.md §4.5";
+const LOCAL_PROBE: &str = "kubernetes legacy-cloud-providers/azure azure_loadbalancer.go \
+                           (reconcileLoadBalancer: one probe per rule for Local services); \
+                           harness/src/intree/kcm_profile.rs `local_probe_per_rule`";
+const HEALTHZ: &str = "kubernetes legacy-cloud-providers/azure azure_loadbalancer.go (default \
+                       request path /healthz); harness/src/intree/kcm_profile.rs \
+                       `healthz_probe_path`";
 const WORKLOAD: &str = "the scenario's workload (Services created or deleted between snapshots)";
 
 fn entry(rule: AllowRule, class: DiffClass, source: &'static str) -> AllowEntry {
@@ -105,6 +117,8 @@ pub fn allow_list(minor: u32) -> AllowList {
         entry(LegacyNsgRuleReplaced, ExpectedChange, NSG),
         entry(ConsolidatedNsgRuleFollowsServices, ExpectedChange, NSG),
         entry(ProbeHttpForAppProtocol, ExpectedChange, PROBE),
+        entry(LocalProbePerRuleReplaced, ExpectedChange, LOCAL_PROBE),
+        entry(ProbePathHealthzToRoot, ExpectedChange, HEALTHZ),
         entry(
             PoolMembersFollowNodes,
             ExpectedChange,

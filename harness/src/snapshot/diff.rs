@@ -218,6 +218,20 @@ struct Context<'a> {
     after_rules: Vec<&'a SecurityRule>,
     /// The earlier snapshot has in-tree per-service NSG rules.
     legacy_before: bool,
+    /// `(port)` of HTTP `/healthz` probes (Local health checks) before and after.
+    healthz_before: BTreeMap<String, i64>,
+    healthz_after: BTreeMap<String, i64>,
+}
+
+/// Probe id → health-check port of every HTTP(S) `/healthz` probe.
+fn healthz_probes(arm: &ArmResources) -> BTreeMap<String, i64> {
+    arm.load_balancers
+        .iter()
+        .flat_map(|lb| lb.probes.iter())
+        .filter(|p| p.protocol.to_ascii_lowercase().starts_with("http"))
+        .filter(|p| p.path.as_deref() == Some("/healthz"))
+        .map(|p| (p.id.clone(), p.port))
+        .collect()
 }
 
 fn owned_by(item: &Item, services: &[(String, String)]) -> bool {
@@ -277,7 +291,7 @@ impl Context<'_> {
             .map(|e| (e.class, e.source.to_owned()))
     }
 
-    fn added(&self, item: &Item) -> Option<(DiffClass, String)> {
+    fn added(&self, id: &str, item: &Item) -> Option<(DiffClass, String)> {
         if owned_by(item, &self.created) {
             return self.allowed(AllowRule::ServiceCreated);
         }
@@ -292,10 +306,17 @@ impl Context<'_> {
         if item.kind == "route" && !self.nodes_before.contains(route_node(&item.name)) {
             return self.allowed(AllowRule::NodeRoutes);
         }
+        if item.kind == "probe"
+            && let Some(port) = self.healthz_after.get(id)
+            && self.healthz_before.values().any(|p| p == port)
+            && !self.healthz_before.contains_key(id)
+        {
+            return self.allowed(AllowRule::LocalProbePerRuleReplaced);
+        }
         None
     }
 
-    fn removed(&self, item: &Item) -> Option<(DiffClass, String)> {
+    fn removed(&self, id: &str, item: &Item) -> Option<(DiffClass, String)> {
         if owned_by(item, &self.deleted) {
             return self.allowed(AllowRule::ServiceDeleted);
         }
@@ -307,6 +328,12 @@ impl Context<'_> {
         }
         if item.kind == "route" && !self.nodes_after.contains(route_node(&item.name)) {
             return self.allowed(AllowRule::NodeRoutes);
+        }
+        if item.kind == "probe"
+            && let Some(port) = self.healthz_before.get(id)
+            && self.healthz_after.values().any(|p| p == port)
+        {
+            return self.allowed(AllowRule::LocalProbePerRuleReplaced);
         }
         None
     }
@@ -333,6 +360,23 @@ impl Context<'_> {
                 if item.name.starts_with("k8s-azure-lb_") =>
             {
                 self.allowed(AllowRule::ConsolidatedNsgRuleFollowsServices)
+            }
+            ("rule", "probeId") => {
+                let old = old
+                    .and_then(Value::as_str)
+                    .and_then(|p| self.healthz_before.get(p));
+                let new = new
+                    .and_then(Value::as_str)
+                    .and_then(|p| self.healthz_after.get(p));
+                (old.is_some() && old == new)
+                    .then(|| self.allowed(AllowRule::LocalProbePerRuleReplaced))
+                    .flatten()
+            }
+            ("probe", "path")
+                if old.and_then(Value::as_str) == Some("/healthz")
+                    && new.and_then(Value::as_str) == Some("/") =>
+            {
+                self.allowed(AllowRule::ProbePathHealthzToRoot)
             }
             ("probe", "protocol" | "path") => {
                 let (before, after) = all;
@@ -407,6 +451,8 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
         nodes_after: after.nodes.iter().map(|n| n.name.as_str()).collect(),
         after_rules,
         legacy_before: false,
+        healthz_before: healthz_probes(&before.arm),
+        healthz_after: healthz_probes(&after.arm),
     };
     // The in-tree scheme was in use: the CCM's consolidated rules replace (or, after a rollback
     // to in-tree, sit beside) its per-service rules.
@@ -440,11 +486,23 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
         match (old.get(id), new.get(id)) {
             (Some(o), None) => {
                 let whole = Value::Object(o.fields.clone().into_iter().collect());
-                entries.push(entry(&o.label, "", Some(&whole), None, context.removed(o)));
+                entries.push(entry(
+                    &o.label,
+                    "",
+                    Some(&whole),
+                    None,
+                    context.removed(id, o),
+                ));
             }
             (None, Some(n)) => {
                 let whole = Value::Object(n.fields.clone().into_iter().collect());
-                entries.push(entry(&n.label, "", None, Some(&whole), context.added(n)));
+                entries.push(entry(
+                    &n.label,
+                    "",
+                    None,
+                    Some(&whole),
+                    context.added(id, n),
+                ));
             }
             (Some(o), Some(n)) => {
                 let paths: BTreeSet<&String> = o.fields.keys().chain(n.fields.keys()).collect();

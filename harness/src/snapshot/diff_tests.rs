@@ -102,6 +102,52 @@ fn a_new_service_adds_and_a_deleted_one_removes_within_the_allow_list() {
     assert!(!diff(&before, &after, &allow_list(29)).is_allowed());
 }
 
+#[test]
+fn local_per_rule_probes_replaced_by_one_shared_probe_and_healthz_to_root_are_expected() {
+    let (mut before, mut after) = pair();
+    // In tree: the rule has its own HTTP /healthz probe on the health-check port, named after it.
+    let lb = &mut before.arm.load_balancers[0];
+    let rule_name = lb.rules[0].name.clone();
+    let probe = &mut lb.probes[0];
+    probe.protocol = "Http".into();
+    probe.port = 31999;
+    probe.path = Some("/healthz".into());
+    probe.name = rule_name.clone();
+    probe.id = format!("{}/probes/{}", lb.id, rule_name.to_ascii_lowercase());
+    lb.rules[0].probe_id = Some(probe.id.clone());
+    // Out of tree: one shared probe on the same port and path.
+    let lb = &mut after.arm.load_balancers[0];
+    let shared = format!("{}-TCP-31999", before.services[0].base_name());
+    let probe = &mut lb.probes[0];
+    probe.protocol = "Http".into();
+    probe.port = 31999;
+    probe.path = Some("/healthz".into());
+    probe.name = shared.clone();
+    probe.id = format!("{}/probes/{}", lb.id, shared.to_ascii_lowercase());
+    lb.rules[0].probe_id = Some(probe.id.clone());
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    assert_eq!(
+        d.of(DiffClass::ExpectedChange).count(),
+        3,
+        "{:#?}",
+        classes(&d)
+    );
+    // A shared probe on another port is not the same health check: forbidden.
+    after.arm.load_balancers[0].probes[0].port = 32000;
+    assert!(!diff(&before, &after, &allow_list(29)).is_allowed());
+
+    // An annotated HTTP probe without a path: /healthz in tree, / out of tree.
+    let (mut before, mut after) = pair();
+    for (snap, path) in [(&mut before, "/healthz"), (&mut after, "/")] {
+        let probe = &mut snap.arm.load_balancers[0].probes[0];
+        probe.protocol = "Http".into();
+        probe.path = Some(path.into());
+    }
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+}
+
 fn shuffle<T>(list: &mut [T], seed: &mut u64) {
     for i in (1..list.len()).rev() {
         *seed ^= *seed << 13;

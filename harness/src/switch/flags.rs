@@ -55,7 +55,7 @@ use super::options::{Side, kcm_allocates_after, options};
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
 
 /// Flags of the stand-in KCM (`harness kube-controller-manager --help`); others are dropped.
-pub const KCM_ACCEPTED: [&str; 24] = [
+pub const KCM_ACCEPTED: [&str; 25] = [
     "--kubeconfig",
     "--cloud-provider",
     "--cloud-config",
@@ -80,6 +80,7 @@ pub const KCM_ACCEPTED: [&str; 24] = [
     "--enable-leader-migration",
     "--leader-migration-config",
     "--secure-port",
+    "--in-tree-profile",
 ];
 
 /// Shortened leader-election timings (see the module docs for why).
@@ -201,6 +202,11 @@ pub fn kcm(
             &files.kcm_migration.display().to_string(),
         );
     }
+    // The stand-in's one flag upstream's KCM lacks: which release's in-tree provider to emulate.
+    // A 1.30+ scenario's in-tree phase is the cluster before its upgrade: the provider was
+    // deleted in 1.30, so the last in-tree release (1.29) is what it ran.
+    let profile_minor = plan.minor().min(crate::scenario::LAST_IN_TREE_MINOR);
+    flags.set("--in-tree-profile", &format!("1.{profile_minor}"));
     masks(&mut flags, plan);
     if role == KcmRole::External {
         // The generated external KCM is `--cloud-provider=external`; see the module docs.

@@ -118,6 +118,16 @@ pub fn kcm_name(i: u32) -> String {
     format!("kube-controller-manager-{i}")
 }
 
+/// The simulated kubelets' loop periods in a run. The status post (and, in tree, the cloud
+/// address refresh before it) every 2 s instead of the kubelet's 10 s `nodeStatusUpdateFrequency`:
+/// speed only, so a node's view of the cloud catches up within the runner's settle quiet period
+/// (`run::settle`) instead of after it.
+pub const KUBELET_TIMING: Timing = Timing {
+    lease_renew: std::time::Duration::from_secs(10),
+    status_update: std::time::Duration::from_secs(2),
+    retry: std::time::Duration::from_secs(1),
+};
+
 /// Supervisor name of CCM replica `i`.
 pub fn ccm_name(i: u32) -> String {
     format!("cloud-controller-manager-{i}")
@@ -148,7 +158,7 @@ impl Deployment {
         let files = files::prepare(cluster, plan)?;
         let client = cluster.kube_client().await?;
         let ca = cluster.printed().ca.clone();
-        let kubelets = Kubelets::new(client.clone(), &ca, Timing::default())?;
+        let kubelets = Kubelets::new(client.clone(), &ca, KUBELET_TIMING)?;
         let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone());
         let nodes = cluster
             .nodes()

@@ -5,6 +5,7 @@ mod cluster;
 mod kubelet;
 mod leader_migration;
 mod manifests_cli;
+mod parity;
 mod report;
 mod run;
 mod scenario_cli;

@@ -118,7 +118,7 @@ async fn throttled<T>(shared: &Shared, step: impl Future<Output = T>) -> T {
 }
 
 async fn work(shared: &Shared, spec: &KubeletSpec, log: &Mutex<Log>) {
-    let registered = loop {
+    let mut registered = loop {
         match throttled(shared, register(shared, spec)).await {
             Ok(registered) => break registered,
             Err(reason) => record(log, Activity::Failed(reason)),
@@ -138,7 +138,10 @@ async fn work(shared: &Shared, spec: &KubeletSpec, log: &Mutex<Log>) {
     status_tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            _ = status_tick.tick() => match throttled(shared, post_status(shared, spec, &registered)).await {
+            _ = status_tick.tick() => match throttled(shared, async {
+                refresh_cloud(shared, spec, &mut registered).await;
+                post_status(shared, spec, &registered).await
+            }).await {
                 Ok(partial) => {
                     if let Some(reason) = partial {
                         record(log, Activity::Failed(reason));
@@ -152,6 +155,26 @@ async fn work(shared: &Shared, spec: &KubeletSpec, log: &Mutex<Log>) {
                 Err(e) => record(log, Activity::Failed(format!("renew lease: {e}"))),
             },
         }
+    }
+}
+
+/// In-tree mode: the cloud's view of the node again before each status post, as the kubelet's
+/// cloud resource sync manager polls `NodeAddresses` every `nodeStatusUpdateFrequency`
+/// (kubernetes pkg/kubelet/cloudresource/cloud_request_manager.go, used by
+/// pkg/kubelet/kubelet_node_status.go `setNodeStatus` via `nodestatus.NodeAddress`), so an
+/// `ExternalIP` that IMDS reports once a load balancer frontend exists reaches the Node. A failed
+/// IMDS read keeps the last view (the sync manager keeps its last answer too).
+async fn refresh_cloud(shared: &Shared, spec: &KubeletSpec, me: &mut Registered) {
+    if spec.mode != Mode::InTree {
+        return;
+    }
+    let lookup = me.profile.holds(FactId::ImdsLoadBalancerPublicIp);
+    if let Ok(instance) = shared.imds.instance(&spec.imds_url, lookup).await {
+        me.cloud = Some(registration::cloud_facts(
+            &instance,
+            &spec.node,
+            &me.profile,
+        ));
     }
 }
 

@@ -1,0 +1,258 @@
+//! Waiting for the cluster to settle after a phase: every LoadBalancer Service the cloud provider
+//! owns has an ingress, no Service waits on its cleanup finalizer, no Node carries the
+//! uninitialized taint or `NetworkUnavailable=True`, Nodes of VMs the scenario deleted are gone,
+//! and the fake has seen no ARM write for a quiet period. A cluster that stops changing without
+//! getting there (a negative scenario's pitfall) is given up on after a stall period, so a negative
+//! costs seconds rather than the whole timeout; the checks then say what is wrong.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Node, Service};
+use kube::api::{Api, ListParams};
+use reqwest::Method;
+use tokio::time::Instant;
+
+use crate::cluster::FakeAdmin;
+
+/// How long to wait.
+#[derive(Debug, Clone, Copy)]
+pub struct SettleLimits {
+    /// Give up after this long in any case.
+    pub timeout: Duration,
+    /// Give up when nothing changed for this long while still unsettled.
+    pub stall: Duration,
+    /// No ARM write for this long counts as quiet.
+    pub quiet: Duration,
+    /// Poll interval.
+    pub poll: Duration,
+}
+
+impl Default for SettleLimits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(90),
+            stall: Duration::from_secs(12),
+            // Longer than the simulated kubelets' status period (switch::KUBELET_TIMING), so a
+            // node's refresh of what the cloud just changed lands inside it.
+            quiet: Duration::from_millis(2500),
+            poll: Duration::from_millis(300),
+        }
+    }
+}
+
+/// How a settle wait ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// True when every condition held.
+    pub settled: bool,
+    /// What was still pending when it gave up (empty when settled).
+    pub pending: Vec<String>,
+    /// Time waited.
+    pub waited: Duration,
+}
+
+/// The conditions still unmet in one observation; empty when settled (pure, unit-tested).
+pub fn pending(nodes: &[Node], services: &[Service], gone: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for node in nodes {
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let spec = node.spec.as_ref();
+        if spec
+            .and_then(|s| s.taints.as_ref())
+            .is_some_and(|t| t.iter().any(|t| t.key == ccm_names::taints::UNINITIALIZED))
+        {
+            out.push(format!("node {name}: uninitialized taint"));
+        }
+        let conditions = node.status.as_ref().and_then(|s| s.conditions.as_ref());
+        if conditions.is_some_and(|c| {
+            c.iter()
+                .any(|c| c.type_ == "NetworkUnavailable" && c.status == "True")
+        }) {
+            out.push(format!("node {name}: NetworkUnavailable"));
+        }
+        if gone.contains(&name) {
+            out.push(format!(
+                "node {name}: its VM was deleted, the Node is still there"
+            ));
+        }
+    }
+    for svc in services {
+        let name = format!(
+            "{}/{}",
+            svc.metadata.namespace.as_deref().unwrap_or_default(),
+            svc.metadata.name.as_deref().unwrap_or_default()
+        );
+        let spec = svc.spec.as_ref();
+        let is_lb = spec.and_then(|s| s.type_.as_deref()) == Some("LoadBalancer");
+        if svc.metadata.deletion_timestamp.is_some() {
+            out.push(format!("service {name}: deletion waits on its finalizer"));
+            continue;
+        }
+        if !is_lb || spec.is_some_and(|s| s.load_balancer_class.is_some()) {
+            continue;
+        }
+        let has_ingress = svc
+            .status
+            .as_ref()
+            .and_then(|s| s.load_balancer.as_ref())
+            .and_then(|l| l.ingress.as_ref())
+            .is_some_and(|i| !i.is_empty());
+        if !has_ingress {
+            out.push(format!("service {name}: no ingress"));
+        }
+    }
+    out
+}
+
+/// Waits until the cluster settles (or stalls, or times out). `gone` are Nodes whose VMs the
+/// scenario deleted.
+pub async fn settle(
+    client: &kube::Client,
+    admin: &FakeAdmin,
+    gone: &BTreeSet<String>,
+    limits: SettleLimits,
+) -> Settled {
+    let start = Instant::now();
+    let nodes: Api<Node> = Api::all(client.clone());
+    let services: Api<Service> = Api::all(client.clone());
+    let mut cursor = 0;
+    let mut last_write_at = Instant::now();
+    let mut last_change = Instant::now();
+    let mut last_state = None;
+    loop {
+        let observed = async {
+            let n = nodes.list(&ListParams::default()).await.ok()?;
+            let s = services.list(&ListParams::default()).await.ok()?;
+            Some((n.items, s.items))
+        }
+        .await;
+        if arm_writes_since(admin, &mut cursor).await {
+            last_write_at = Instant::now();
+            last_change = Instant::now();
+        }
+        let now_pending = match &observed {
+            Some((n, s)) => pending(n, s, gone),
+            None => vec!["the API server did not answer".to_owned()],
+        };
+        if last_state.as_ref() != Some(&now_pending) {
+            last_state = Some(now_pending.clone());
+            last_change = Instant::now();
+        }
+        let quiet = last_write_at.elapsed() >= limits.quiet;
+        if now_pending.is_empty() && quiet {
+            return Settled {
+                settled: true,
+                pending: vec![],
+                waited: start.elapsed(),
+            };
+        }
+        let stalled = !now_pending.is_empty() && last_change.elapsed() >= limits.stall;
+        if stalled || start.elapsed() >= limits.timeout {
+            let mut pending = now_pending;
+            if pending.is_empty() {
+                pending.push("ARM writes never stopped".to_owned());
+            }
+            return Settled {
+                settled: false,
+                pending,
+                waited: start.elapsed(),
+            };
+        }
+        tokio::time::sleep(limits.poll).await;
+    }
+}
+
+/// True when the fake journaled an ARM write (writes change state; reads and token calls do not)
+/// at or after `cursor`, which moves past what was read.
+async fn arm_writes_since(admin: &FakeAdmin, cursor: &mut u64) -> bool {
+    let path = format!("/admin/journal?since={cursor}");
+    let Ok((_, journal)) = admin.call(Method::GET, &path, None).await else {
+        return false;
+    };
+    if let Some(next) = journal["nextSeq"].as_u64() {
+        *cursor = next;
+    }
+    journal["entries"].as_array().is_some_and(|entries| {
+        entries.iter().any(|e| {
+            e["surface"] == "arm"
+                && matches!(
+                    e["method"].as_str(),
+                    Some("PUT" | "PATCH" | "DELETE" | "POST")
+                )
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{
+        LoadBalancerIngress, LoadBalancerStatus, NodeSpec, ServiceSpec, ServiceStatus, Taint,
+    };
+
+    fn node(name: &str, tainted: bool) -> Node {
+        let mut node = Node::default();
+        node.metadata.name = Some(name.into());
+        node.spec = Some(NodeSpec {
+            taints: tainted.then(|| {
+                vec![Taint {
+                    key: ccm_names::taints::UNINITIALIZED.into(),
+                    effect: "NoSchedule".into(),
+                    ..Taint::default()
+                }]
+            }),
+            ..NodeSpec::default()
+        });
+        node
+    }
+
+    fn lb(name: &str, ingress: bool) -> Service {
+        let mut svc = Service::default();
+        svc.metadata.name = Some(name.into());
+        svc.metadata.namespace = Some("default".into());
+        svc.spec = Some(ServiceSpec {
+            type_: Some("LoadBalancer".into()),
+            ..ServiceSpec::default()
+        });
+        svc.status = ingress.then(|| ServiceStatus {
+            load_balancer: Some(LoadBalancerStatus {
+                ingress: Some(vec![LoadBalancerIngress {
+                    ip: Some("20.0.0.1".into()),
+                    ..LoadBalancerIngress::default()
+                }]),
+            }),
+            ..ServiceStatus::default()
+        });
+        svc
+    }
+
+    #[test]
+    fn pending_lists_every_unmet_condition() {
+        let gone = BTreeSet::from(["node-2".to_owned()]);
+        let nodes = [
+            node("node-0", false),
+            node("node-1", true),
+            node("node-2", false),
+        ];
+        let services = [lb("web", true), lb("api", false)];
+        assert_eq!(
+            pending(&nodes, &services, &gone),
+            [
+                "node node-1: uninitialized taint",
+                "node node-2: its VM was deleted, the Node is still there",
+                "service default/api: no ingress",
+            ]
+        );
+        assert!(pending(&nodes[..1], &services[..1], &BTreeSet::new()).is_empty());
+    }
+
+    #[test]
+    fn services_with_a_class_or_not_load_balancers_are_not_awaited() {
+        let mut classy = lb("classy", false);
+        classy.spec.as_mut().unwrap().load_balancer_class = Some("example.com/lb".into());
+        let mut plain = lb("plain", false);
+        plain.spec.as_mut().unwrap().type_ = Some("ClusterIP".into());
+        assert!(pending(&[], &[classy, plain], &BTreeSet::new()).is_empty());
+    }
+}

@@ -1,0 +1,166 @@
+//! `harness run`: every scenario parsed first (one bad file stops the run before anything starts,
+//! with every problem listed), then run `--jobs` at a time (each has its own cluster on its own
+//! free ports, so any two run side by side), results written as one TestGrid build directory,
+//! a summary table printed, exit code 0 only when every scenario met its expectation.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::scenario::{RunOptions, run_scenario, scenario_dir};
+use crate::outcome::ScenarioOutcome;
+use crate::report::{self, Progress, RunMeta};
+use crate::scenario::{self, ScenarioPlan};
+use crate::supervisor::ShutdownSignals;
+
+/// Flags of `harness run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Scenario files or directories of them (default: `scenarios/` in the current directory).
+    #[arg(value_name = "SCENARIO")]
+    pub scenarios: Vec<PathBuf>,
+    /// TestGrid build directory for the results (started.json, finished.json, artifacts/).
+    #[arg(long, value_name = "DIR", default_value = "_artifacts")]
+    pub artifacts: PathBuf,
+    /// Write only the JUnit files (no started.json, finished.json or HTML report).
+    #[arg(long)]
+    pub junit_only: bool,
+    /// Scenarios run at the same time.
+    #[arg(long, value_name = "N", default_value_t = default_jobs())]
+    pub jobs: usize,
+    /// Plain progress lines even on a terminal.
+    #[arg(long)]
+    pub plain: bool,
+}
+
+/// One scenario per core, at least one.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs `harness run` on its own runtime; the process exit code.
+pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
+    azure_ccm::logging::init(azure_ccm::logging::LogFormat::Text, 0);
+    let plans = load(&args.scenarios)?;
+    if args.jobs == 0 {
+        bail!("--jobs 0: accepted values are 1 or more");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(run(args, plans))
+}
+
+/// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every
+/// problem of every file reported at once.
+pub fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<ScenarioPlan>> {
+    let paths = if paths.is_empty() {
+        let default = PathBuf::from("scenarios");
+        if !default.is_dir() {
+            bail!(
+                "no scenario given and ./scenarios is not a directory: pass scenario files or \
+                 directories (e.g. `harness run scenarios/01-cold-switch-azure-cni.yaml`)"
+            );
+        }
+        vec![default]
+    } else {
+        paths.to_vec()
+    };
+    let mut files = Vec::new();
+    for path in &paths {
+        if path.is_dir() {
+            files.extend(
+                scenario::scenario_files(path)
+                    .with_context(|| format!("listing scenarios in {}", path.display()))?,
+            );
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let scenarios = scenario::load_paths(&files).map_err(|errors| anyhow::anyhow!("{errors}"))?;
+    let plans: Vec<ScenarioPlan> = scenarios.iter().map(scenario::plan).collect();
+    let mut names = std::collections::BTreeSet::new();
+    for plan in &plans {
+        if !names.insert(plan.name.clone()) {
+            bail!("scenario {} is given twice", plan.name);
+        }
+    }
+    Ok(plans)
+}
+
+async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
+    // Before any child exists: a Ctrl-C from now on stops every cluster.
+    let mut signals = ShutdownSignals::install();
+    let progress = if args.plain {
+        Progress::plain(plans.len())
+    } else {
+        Progress::new(plans.len())
+    };
+    let mut meta = RunMeta::new(crate::record::now_ms());
+    meta.commit = git_commit();
+    let gate = Arc::new(Semaphore::new(args.jobs));
+    let mut tasks = JoinSet::new();
+    for (index, plan) in plans.iter().cloned().enumerate() {
+        let dir = scenario_dir(&args.artifacts, &plan.name);
+        prepare_dir(&dir)?;
+        let gate = gate.clone();
+        let progress = progress.clone();
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            let outcome = run_scenario(&plan, &dir, RunOptions::default(), &progress).await;
+            (index, outcome)
+        });
+    }
+    let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; plans.len()];
+    loop {
+        tokio::select! {
+            joined = tasks.join_next() => match joined {
+                Some(Ok((index, outcome))) => outcomes[index] = Some(outcome),
+                Some(Err(e)) => bail!("a scenario task failed: {e}"),
+                None => break,
+            },
+            signal = signals.wait() => {
+                eprintln!("harness run: {signal:?}: stopping every scenario");
+                // Dropping a scenario's future kills its processes.
+                tasks.shutdown().await;
+                return Ok(signal.exit_code());
+            }
+        }
+    }
+    progress.finish();
+    let outcomes: Vec<ScenarioOutcome> = outcomes.into_iter().flatten().collect();
+    meta.finished_ms = Some(crate::record::now_ms());
+    report::write_results(&args.artifacts, &meta, &outcomes, args.junit_only)
+        .with_context(|| format!("writing results to {}", args.artifacts.display()))?;
+    println!("{}", report::summary_table(&outcomes));
+    let met = outcomes.iter().filter(|o| o.met_expectation()).count();
+    println!(
+        "{met}/{} scenarios met their expectation; results in {}",
+        outcomes.len(),
+        args.artifacts.display()
+    );
+    Ok(if met == outcomes.len() { 0 } else { 1 })
+}
+
+/// The commit checked out in the current directory, when it is a git work tree.
+fn git_commit() -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
+}
+
+/// A scenario's directory starts empty (results of an earlier run there are removed).
+fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
+}
