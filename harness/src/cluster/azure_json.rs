@@ -114,6 +114,13 @@ impl CloudSettings {
         if let Some((table, group)) = &self.route_table {
             doc["routeTableName"] = table.as_str().into();
             doc["routeTableResourceGroup"] = group.as_str().into();
+            // Speed only: route changes are batched and flushed every
+            // `routeUpdateIntervalInSeconds`, and each flush then waits
+            // `routeUpdateWaitingInSeconds` (30 s each by default, anchor-ccm.md §5, in the in-tree
+            // provider as out of tree), so a node's route would take up to a minute; a parity run
+            // shortens both for every component alike.
+            doc["routeUpdateIntervalInSeconds"] = 1.into();
+            doc["routeUpdateWaitingInSeconds"] = 1.into();
         }
         doc
     }

@@ -278,7 +278,7 @@ impl Phases<'_> {
             let rolled = self.deployment.rollback(self.cluster, self.plan).await;
             self.record.mark(MarkKind::RollbackEnded);
             rolled?;
-            self.settle("rollback").await;
+            self.settle("rollback", self.options.settle).await;
             self.collected.timings.push(timer.stop());
             self.collected.rollback = Some(self.snapshot("rollback").await?);
         }
@@ -321,10 +321,10 @@ impl Phases<'_> {
         } else {
             apply_all.await?;
         }
-        let mut settled = self.settle(label).await;
+        let mut settled = self.settle(label, self.options.settle).await;
         if clears_faults {
             self.workload.cloud_step(&Action::ClearFaults).await?;
-            settled = self.settle(label).await;
+            settled = self.settle(label, self.options.settle.after_faults()).await;
         }
         self.record.mark(MarkKind::PhaseEnded {
             phase: label.into(),
@@ -335,7 +335,7 @@ impl Phases<'_> {
     }
 
     /// Settles; true when every condition held. Nodes whose VM the scenario deleted must be gone.
-    async fn settle(&self, label: &str) -> bool {
+    async fn settle(&self, label: &str, limits: SettleLimits) -> bool {
         let gone: BTreeSet<String> =
             self.record
                 .marks()
@@ -352,7 +352,8 @@ impl Phases<'_> {
                     }
                     gone
                 });
-        let result = settle(self.client, self.admin, &gone, self.options.settle).await;
+        let routes = self.plan.network.configure_routes;
+        let result = settle(self.client, self.admin, &gone, routes, limits).await;
         if !result.settled {
             tracing::info!(
                 scenario = %self.plan.name,

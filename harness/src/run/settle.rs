@@ -1,9 +1,12 @@
 //! Waiting for the cluster to settle after a phase: every LoadBalancer Service the cloud provider
 //! owns has an ingress, no Service waits on its cleanup finalizer, no Node carries the
-//! uninitialized taint or `NetworkUnavailable=True`, Nodes of VMs the scenario deleted are gone,
-//! and the fake has seen no ARM write for a quiet period. A cluster that stops changing without
-//! getting there (a negative scenario's pitfall) is given up on after a stall period, so a negative
-//! costs seconds rather than the whole timeout; the checks then say what is wrong.
+//! uninitialized taint or `NetworkUnavailable=True`, with cloud routes (kubenet) every Node has a
+//! pod CIDR and `NetworkUnavailable=False` (the route controller sets it once the node's route
+//! exists) and no route in the fake's route tables names a node that is gone, Nodes of VMs the scenario deleted are gone, and the fake has seen no successful ARM
+//! write for a quiet period (a refused or failed write changes nothing). A cluster that stops
+//! changing without getting there (a negative scenario's pitfall) is given up on after a stall
+//! period with neither a change in what is pending nor a successful ARM write, so a negative costs
+//! seconds rather than the whole timeout; the checks then say what is wrong.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -26,6 +29,18 @@ pub struct SettleLimits {
     pub quiet: Duration,
     /// Poll interval.
     pub poll: Duration,
+}
+
+impl SettleLimits {
+    /// After fault rules were cleared: the controllers' retry backoff grew while the faults lasted
+    /// (the service controller doubles its per-Service delay from 5 s), so the next attempt may be
+    /// tens of seconds away; wait that long for a change before giving up.
+    pub fn after_faults(self) -> Self {
+        Self {
+            stall: Duration::from_secs(45).max(self.stall),
+            ..self
+        }
+    }
 }
 
 impl Default for SettleLimits {
@@ -53,11 +68,34 @@ pub struct Settled {
 }
 
 /// The conditions still unmet in one observation; empty when settled (pure, unit-tested).
-pub fn pending(nodes: &[Node], services: &[Service], gone: &BTreeSet<String>) -> Vec<String> {
+pub fn pending(
+    nodes: &[Node],
+    services: &[Service],
+    gone: &BTreeSet<String>,
+    routes: bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
         let spec = node.spec.as_ref();
+        if routes && !gone.contains(&name) {
+            let has_cidr = spec.is_some_and(|s| s.pod_cidr.is_some());
+            let routed = node
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c.type_ == "NetworkUnavailable" && c.status == "False")
+                });
+            if !has_cidr {
+                out.push(format!("node {name}: no pod CIDR"));
+            } else if !routed {
+                out.push(format!(
+                    "node {name}: no route yet (NetworkUnavailable is not False)"
+                ));
+            }
+        }
         if spec
             .and_then(|s| s.taints.as_ref())
             .is_some_and(|t| t.iter().any(|t| t.key == ccm_names::taints::UNINITIALIZED))
@@ -106,11 +144,12 @@ pub fn pending(nodes: &[Node], services: &[Service], gone: &BTreeSet<String>) ->
 }
 
 /// Waits until the cluster settles (or stalls, or times out). `gone` are Nodes whose VMs the
-/// scenario deleted.
+/// scenario deleted; `routes` when the cloud configures routes (kubenet).
 pub async fn settle(
     client: &kube::Client,
     admin: &FakeAdmin,
     gone: &BTreeSet<String>,
+    routes: bool,
     limits: SettleLimits,
 ) -> Settled {
     let start = Instant::now();
@@ -131,10 +170,13 @@ pub async fn settle(
             last_write_at = Instant::now();
             last_change = Instant::now();
         }
-        let now_pending = match &observed {
-            Some((n, s)) => pending(n, s, gone),
+        let mut now_pending = match &observed {
+            Some((n, s)) => pending(n, s, gone, routes),
             None => vec!["the API server did not answer".to_owned()],
         };
+        if routes && let Some((nodes, _)) = &observed {
+            now_pending.extend(stale_routes(admin, nodes).await);
+        }
         if last_state.as_ref() != Some(&now_pending) {
             last_state = Some(now_pending.clone());
             last_change = Instant::now();
@@ -163,8 +205,31 @@ pub async fn settle(
     }
 }
 
-/// True when the fake journaled an ARM write (writes change state; reads and token calls do not)
-/// at or after `cursor`, which moves past what was read.
+/// Node routes (named `<node>____<cidr>`, the form every provider release here writes) of nodes
+/// that are gone; other routes (a user's, or the legacy `<node>` form) are never awaited.
+async fn stale_routes(admin: &FakeAdmin, nodes: &[Node]) -> Vec<String> {
+    let Ok(state) = admin.state().await else {
+        return vec!["the fake's state could not be read".to_owned()];
+    };
+    let arm = crate::snapshot::ArmResources::from_admin_state(&state);
+    let names: BTreeSet<&str> = nodes
+        .iter()
+        .filter_map(|n| n.metadata.name.as_deref())
+        .collect();
+    arm.route_tables
+        .iter()
+        .flat_map(|t| t.routes.iter().map(move |r| (t, r)))
+        .filter(|(_, r)| {
+            r.name
+                .split_once("____")
+                .is_some_and(|(node, _)| !names.contains(node))
+        })
+        .map(|(t, r)| format!("route {}/{}: its node is gone", t.name, r.name))
+        .collect()
+}
+
+/// True when the fake journaled a successful ARM write (writes change state; reads, token calls
+/// and refused or failed writes do not) at or after `cursor`, which moves past what was read.
 async fn arm_writes_since(admin: &FakeAdmin, cursor: &mut u64) -> bool {
     let path = format!("/admin/journal?since={cursor}");
     let Ok((_, journal)) = admin.call(Method::GET, &path, None).await else {
@@ -176,6 +241,9 @@ async fn arm_writes_since(admin: &FakeAdmin, cursor: &mut u64) -> bool {
     journal["entries"].as_array().is_some_and(|entries| {
         entries.iter().any(|e| {
             e["surface"] == "arm"
+                && e["status"]
+                    .as_u64()
+                    .is_some_and(|s| (200..300).contains(&s))
                 && matches!(
                     e["method"].as_str(),
                     Some("PUT" | "PATCH" | "DELETE" | "POST")
@@ -237,14 +305,14 @@ mod tests {
         ];
         let services = [lb("web", true), lb("api", false)];
         assert_eq!(
-            pending(&nodes, &services, &gone),
+            pending(&nodes, &services, &gone, false),
             [
                 "node node-1: uninitialized taint",
                 "node node-2: its VM was deleted, the Node is still there",
                 "service default/api: no ingress",
             ]
         );
-        assert!(pending(&nodes[..1], &services[..1], &BTreeSet::new()).is_empty());
+        assert!(pending(&nodes[..1], &services[..1], &BTreeSet::new(), false).is_empty());
     }
 
     #[test]
@@ -253,6 +321,34 @@ mod tests {
         classy.spec.as_mut().unwrap().load_balancer_class = Some("example.com/lb".into());
         let mut plain = lb("plain", false);
         plain.spec.as_mut().unwrap().type_ = Some("ClusterIP".into());
-        assert!(pending(&[], &[classy, plain], &BTreeSet::new()).is_empty());
+        assert!(pending(&[], &[classy, plain], &BTreeSet::new(), false).is_empty());
+    }
+
+    #[test]
+    fn with_routes_every_node_needs_a_pod_cidr_and_network_available() {
+        use k8s_openapi::api::core::v1::{NodeCondition, NodeStatus};
+        let mut routed = node("node-0", false);
+        routed.spec.as_mut().unwrap().pod_cidr = Some("10.244.0.0/24".into());
+        routed.status = Some(NodeStatus {
+            conditions: Some(vec![NodeCondition {
+                type_: "NetworkUnavailable".into(),
+                status: "False".into(),
+                ..NodeCondition::default()
+            }]),
+            ..NodeStatus::default()
+        });
+        let mut waiting = routed.clone();
+        waiting.metadata.name = Some("node-1".into());
+        waiting.status = None;
+        let bare = node("node-2", false);
+        let nodes = [routed, waiting, bare];
+        assert_eq!(
+            pending(&nodes, &[], &BTreeSet::new(), true),
+            [
+                "node node-1: no route yet (NetworkUnavailable is not False)",
+                "node node-2: no pod CIDR",
+            ]
+        );
+        assert!(pending(&nodes, &[], &BTreeSet::new(), false).is_empty());
     }
 }
