@@ -149,6 +149,9 @@ pub async fn run_scenario(
     ) {
         tracing::warn!(scenario = %plan.name, error = %e, "writing the scenario's artifacts");
     }
+    for path in super::scrub::scrub(dir) {
+        tracing::warn!(scenario = %plan.name, file = %path.display(), "could not scrub credentials");
+    }
     progress.finished(&outcome);
     outcome
 }
