@@ -468,15 +468,15 @@ async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step
         let all = roster.processes();
         let in_tree_leader = leader_tenures
             .iter()
+            .rev()
             .filter(|t| t.acquired.as_millisecond() <= ccm_acquired)
-            .filter_map(|t| {
+            .find_map(|t| {
                 all.iter().find(|p| {
                     p.kind == ManagerKind::KubeControllerManager
                         && !p.cloud_loops.is_empty()
                         && p.identity.as_deref() == Some(t.holder.as_str())
                 })
             })
-            .last()
             .unwrap_or_else(|| panic!("{file}: no in-tree leader: {leader_tenures:#?} {all:#?}"));
         let stopped = in_tree_leader.stopped_ms.expect("stopped at shutdown");
         let step = i64::try_from(harness::switch::ROLLING_STEP.as_millis()).expect("ms");
