@@ -27,8 +27,10 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
             {
                 let state = if before.ready() { "Ready" } else { "NotReady" };
                 offenders.push(format!(
-                    "node {}: deleted by {label} although its VM was not ({state} at baseline)",
-                    before.name
+                    "node {}: deleted by {label} although its VM was not ({state} at baseline{}){}",
+                    before.name,
+                    last_seen(inputs, &before.name),
+                    deleting_event(inputs, &before.name)
                 ));
             }
         }
@@ -59,6 +61,40 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
     )
 }
 
+/// `, NotReady when last sampled` from the last sample listing `node` (empty without one).
+fn last_seen(inputs: &CheckInputs<'_>, node: &str) -> String {
+    inputs
+        .samples
+        .iter()
+        .rev()
+        .filter_map(|s| s.nodes.as_ref())
+        .find_map(|nodes| nodes.iter().find(|n| n.name == node))
+        .map(|n| {
+            let state = if n.ready { "Ready" } else { "NotReady" };
+            format!(", {state} when last sampled")
+        })
+        .unwrap_or_default()
+}
+
+/// `; Event DeletingNode from <component>: <message>` when a snapshot holds one for `node`:
+/// who deleted it and why (P4: cloud-node-lifecycle found no instance).
+fn deleting_event(inputs: &CheckInputs<'_>, node: &str) -> String {
+    inputs
+        .later()
+        .into_iter()
+        .flat_map(|(_, s)| s.events.iter())
+        .find(|e| {
+            e.involved_kind == "Node" && e.involved_name == node && e.reason == "DeletingNode"
+        })
+        .map(|e| {
+            format!(
+                "; Event DeletingNode from {}: \"{}\"",
+                e.source_component, e.message
+            )
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::builders::*;
@@ -73,6 +109,42 @@ mod tests {
         });
         assert_eq!(run.check(CHECK).verdict, Verdict::Fail);
         insta::assert_snapshot!(shown(&run.check(CHECK)));
+        // Who deleted it and in which state, when the run recorded it.
+        let mut told = Run::healthy().after(|s| {
+            s.nodes.retain(|n| n.name != "node-1");
+            s.events.push(crate::snapshot::EventState {
+                involved_namespace: String::new(),
+                involved_kind: "Node".into(),
+                involved_name: "node-1".into(),
+                reason: "DeletingNode".into(),
+                type_: "Normal".into(),
+                source_component: "cloud-node-lifecycle-controller".into(),
+                count: 1,
+                message: "Deleting node node-1 because it does not exist in the cloud provider"
+                    .into(),
+                name: "node-1.1".into(),
+            });
+        });
+        told.samples = vec![crate::snapshot::Sample {
+            at_ms: 0,
+            leases: None,
+            processes: vec![],
+            nodes: Some(vec![crate::snapshot::NodeSample {
+                name: "node-1".into(),
+                uid: "u".into(),
+                ready: false,
+                uninitialized: false,
+                provider_id_set: true,
+            }]),
+            services: None,
+            lb: None,
+        }];
+        assert_eq!(
+            told.check(CHECK).reason,
+            "node node-1: deleted by switched although its VM was not (Ready at baseline, \
+             NotReady when last sampled); Event DeletingNode from cloud-node-lifecycle-controller: \
+             \"Deleting node node-1 because it does not exist in the cloud provider\""
+        );
         run.marks.push(mark(
             5,
             MarkKind::VmDeleted {

@@ -1,5 +1,8 @@
 //! `pod-cidr-stable` (P12): existing Nodes keep their pod CIDRs, no two Nodes overlap, and every
-//! CIDR lies inside the cluster CIDR (`plan.network.cluster_cidr`, comma-separated for dual stack).
+//! CIDR lies inside the cluster CIDR (`plan.network.cluster_cidr`, comma-separated for dual stack)
+//! with the cluster's node mask (`nodeCIDRMaskSizeIPv4`/`IPv6`): a block of another size was given
+//! by an allocator configured differently from the cluster's, a second allocator (P12: "different
+//! allocator/mask"), which also hands out blocks the first one does not know are taken.
 //! Skipped when no Node ever has a pod CIDR (no node IPAM).
 
 use ipnet::IpNet;
@@ -41,7 +44,14 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
         .flat_map(|c| c.split(','))
         .filter_map(|c| c.trim().parse().ok())
         .collect();
+    let masks = (
+        inputs.plan.network.node_cidr_mask_size_ipv4,
+        inputs.plan.network.node_cidr_mask_size_ipv6,
+    );
     let mut offenders = Vec::new();
+    let mut odd_mask = std::collections::BTreeSet::new();
+    // Listed after the overlaps and changes, the harm itself.
+    let mut mask_offenders = Vec::new();
     for (label, snap) in inputs.later() {
         for node in &snap.nodes {
             if let Some(before) = base.node(&node.name)
@@ -80,6 +90,21 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
                             .unwrap_or_default()
                     ));
                 }
+                let mask = match net {
+                    IpNet::V4(_) => masks.0,
+                    IpNet::V6(_) => masks.1,
+                };
+                if let Some(mask) = mask
+                    && net.prefix_len() != mask
+                    && odd_mask.insert(node.name.clone())
+                {
+                    mask_offenders.push(format!(
+                        "node {}: podCIDR {net} is a /{}, not the cluster's node mask /{mask} \
+                         (at {label}): an allocator configured with another mask gave it",
+                        node.name,
+                        net.prefix_len()
+                    ));
+                }
                 if let Some((other, theirs)) = seen.iter().find(|(_, n)| overlap(n, &net)) {
                     offenders.push(format!(
                         "node {}: podCIDR {net} overlaps {theirs} of node {other} at {label}",
@@ -90,10 +115,11 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
             }
         }
     }
+    offenders.extend(mask_offenders);
     verdict(
         CHECK,
         offenders,
-        "pod CIDRs unchanged, unique and inside the cluster CIDR".to_owned(),
+        "pod CIDRs unchanged, unique, inside the cluster CIDR and of its node mask".to_owned(),
     )
 }
 
@@ -137,5 +163,21 @@ mod tests {
             s.nodes.push(n);
         });
         insta::assert_snapshot!(shown(&run.check(CHECK)));
+    }
+
+    #[test]
+    fn a_block_of_another_mask_fails() {
+        let run = kubenet().after(|s| {
+            let mut n = node("node-2", "10.0.0.6");
+            n.pod_cidrs = vec!["10.244.2.0/25".into()];
+            s.nodes.push(n);
+        });
+        let r = run.check(CHECK);
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert_eq!(
+            r.reason,
+            "node node-2: podCIDR 10.244.2.0/25 is a /25, not the cluster's node mask /24 \
+             (at switched): an allocator configured with another mask gave it"
+        );
     }
 }

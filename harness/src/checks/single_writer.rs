@@ -114,8 +114,9 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
     }
     for ((cloud_loop, who), (first, count)) in seen {
         offenders.push(format!(
-            "loop {cloud_loop}: run by {} at once, first in the sample at {first} ms ({count} samples)",
-            who.join(" and ")
+            "loop {cloud_loop}: run by {} at once, first seen {} ({count} samples)",
+            who.join(" and "),
+            intent.when(first)
         ));
     }
     let in_tree = Component::InTree.app().client_id;

@@ -9,7 +9,10 @@
 //!
 //! Verified (migration.md §1.3, §2.1-2.5): the component name `kube-controller-manager`, its
 //! main Lease, the in-tree controller names and aliases, the route controller only with
-//! `--allocate-node-cidrs` and `--configure-cloud-routes`, the Leader Migration flags.
+//! `--allocate-node-cidrs` and `--configure-cloud-routes`, the Leader Migration flags; node-ipam
+//! as kubernetes' range allocator, which records as used only the podCIDRs it read at start and
+//! those it gave, never those another allocator writes later (`range_allocator.go`, see
+//! `IpamConfig::upstream_range_allocator`; the CCM's controller records them: migration.md P12).
 //! Deliberate differences: nothing is served (`--secure-port` is accepted and ignored), KCM's
 //! other controllers are not emulated (their names are accepted in `--controllers`), the cloud
 //! config is read from `--cloud-config` only, and one flag upstream's KCM does not have:

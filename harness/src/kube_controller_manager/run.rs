@@ -7,6 +7,7 @@ use azure_ccm::cloud_config::{self, CloudConfigSource};
 use azure_ccm::kube_client;
 use ccm_controllers::host::{Host, RunningControllers, termination};
 use ccm_controllers::leader::default_identity;
+use ccm_controllers::node_ipam::IpamConfig;
 use prometheus_client::registry::Registry;
 
 use super::controllers;
@@ -34,6 +35,8 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
     };
     let named = controllers::enabled(&args.controllers)?;
     let (names, ipam) = args.shared.select(named, true)?;
+    // kube-controller-manager's range allocator never records podCIDRs others write (P12).
+    let ipam = ipam.map(IpamConfig::upstream_range_allocator);
     let identity = default_identity();
     let election = args.election.election(COMPONENT).election(&identity)?;
     let migration = args

@@ -18,11 +18,14 @@
 //!   then the CCM replicas, one CNM per node (`nodeInit: cloud-node-manager`), then kubelets
 //!   flipped to external one by one with `kubeletFlags`;
 //! - quiesce: the KCM replicas switched to external one at a time, then the CCM started from 0
-//!   replicas; `quiesce: false` starts the CCM first (both run cloud loops for a while: P2);
+//!   replicas; `quiesce: false` starts the CCM first and, once it holds its Lease, rolls the KCM
+//!   replicas one [`ROLLING_STEP`] apart (the in-tree leader and the CCM both run cloud loops
+//!   meanwhile: P2);
 //! - leader-migration: KCM replicas restarted one at a time with `--enable-leader-migration` and
 //!   the KCMs' LeaderMigrationConfiguration, then a rolling replacement: CCM replica i starts
-//!   (same procedure for its file), KCM replica i is replaced by an external one; CNMs and the
-//!   kubelet flips follow;
+//!   (same procedure for its file; the first one until it holds its main Lease) and runs for a
+//!   [`ROLLING_STEP`], then KCM replica i is replaced by an external one; CNMs and the kubelet
+//!   flips follow;
 //! - rollback (procedure `rollback`): the CCM and CNMs stop, the KCMs restart in-tree, the kubelets
 //!   flip back to in-tree.
 //!
@@ -51,6 +54,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use error::SwitchError;
+pub use procedures::ROLLING_STEP;
 
 use crate::cluster::{ClusterError, ClusterProvider, EmbeddedCluster};
 use crate::intree::kubelet::{

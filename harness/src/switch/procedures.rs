@@ -1,6 +1,7 @@
 //! The switch procedures and the rollback, step by step (see the module docs of [`super`]).
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use ccm_names::leases;
 
@@ -12,6 +13,13 @@ use crate::intree::kubelet::{Mode, NodeIp};
 use crate::record::MarkKind;
 use crate::roster::ManagerKind;
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
+
+/// How long a step of a rolling replacement lasts once its new replica is up (the CCM holds its
+/// Lease) before the next old replica goes: a real control plane rolls one node in minutes
+/// (image pull, readiness, `minReadySeconds`); compressed to 2 s, eight periods of the runner's
+/// 250 ms sampler, so a state the rollout passes through (an in-tree leader and the CCM both
+/// running a cloud loop, P2) lasts long enough to be seen. [infer]: the real duration varies.
+pub const ROLLING_STEP: Duration = Duration::from_secs(2);
 
 impl Deployment {
     /// Runs the procedure of the plan given to [`Deployment::start_in_tree`] (`plan` is accepted
@@ -95,9 +103,12 @@ impl Deployment {
             }
             self.start_ccms().await?;
         } else {
-            // P2: the CCM starts while the in-tree KCMs still run their cloud loops.
+            // P2: the CCM starts and takes its Lease while the in-tree KCMs still run their
+            // cloud loops; the KCM replicas are then rolled one step at a time.
             self.start_ccms().await?;
+            self.ccm_up().await?;
             for i in 0..self.plan.switch.kcm_replicas {
+                tokio::time::sleep(ROLLING_STEP).await;
                 self.replace_kcm(i, KcmRole::External).await?;
             }
         }
@@ -134,6 +145,10 @@ impl Deployment {
         for i in 0..kcms.max(ccms) {
             if i < ccms {
                 self.start_ccm(i).await?;
+                if i == 0 {
+                    self.ccm_up().await?;
+                }
+                tokio::time::sleep(ROLLING_STEP).await;
             }
             if i < kcms {
                 self.replace_kcm(i, KcmRole::External).await?;
@@ -158,6 +173,13 @@ impl Deployment {
             }
         }
         self.flip_kubelets(Mode::External).await?;
+        self.ccm_up().await
+    }
+
+    /// Waits until the CCM is up: a running replica holds its main Lease (with
+    /// `--leader-elect=false`, started is up). From then on it runs every loop its Lease
+    /// governs (and, migrating, waits for the migration Lease for the others).
+    async fn ccm_up(&self) -> Result<(), SwitchError> {
         let elects = self
             .launcher
             .launch(&ccm_name(0))

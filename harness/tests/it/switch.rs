@@ -427,6 +427,68 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
     cluster.teardown().await.expect("teardown");
 }
 
+/// P2 procedures (no quiesce; a CCM ignoring the migration Lease; Leader Migration without its
+/// flag): the in-tree leader keeps running its cloud loops for a whole rolling step after the
+/// CCM took its Lease, so the runner's sampler can see both running them (before the fix, the
+/// leader was replaced within milliseconds of the CCM's start and no sample caught the overlap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step() {
+    for (file, leader_lease) in [
+        ("04-ha-no-quiesce.yaml", KCM_LEASE),
+        ("06-leader-migration-lease-ignored.yaml", MIGRATION_LEASE),
+        ("07-leader-migration-flag-missing.yaml", KCM_LEASE),
+    ] {
+        let dir = Scratch::new("switch-p2");
+        let mut cluster = small(&dir).await;
+        let mut plan = plan_of(file);
+        plan.switch.kcm_replicas = plan.switch.kcm_replicas.min(2);
+        let roster = Roster::new();
+        let deployment =
+            Deployment::start_in_tree(&cluster, &plan, roster.clone(), RunRecord::new())
+                .await
+                .unwrap_or_else(|e| panic!("{file}: in-tree start: {e}"));
+        let client = cluster.kube_client().await.expect("client");
+        let ccm_lease =
+            fake_process::LeaseHistory::record(client.clone(), "kube-system", CCM_LEASE);
+        let leader_history =
+            fake_process::LeaseHistory::record(client.clone(), "kube-system", leader_lease);
+        let switched = deployment.switch(&cluster, &plan).await;
+        let ccm_tenures = ccm_lease.tenures();
+        let leader_tenures = leader_history.tenures();
+        deployment.shutdown().await;
+        cluster.teardown().await.expect("teardown");
+        switched.unwrap_or_else(|e| panic!("{file}: switch: {e}"));
+
+        let ccm_acquired = ccm_tenures
+            .first()
+            .unwrap_or_else(|| panic!("{file}: the CCM never held its Lease"))
+            .acquired
+            .as_millisecond();
+        // The in-tree KCM process that held the loops' Lease last before the CCM took its own.
+        let all = roster.processes();
+        let in_tree_leader = leader_tenures
+            .iter()
+            .rev()
+            .filter(|t| t.acquired.as_millisecond() <= ccm_acquired)
+            .find_map(|t| {
+                all.iter().find(|p| {
+                    p.kind == ManagerKind::KubeControllerManager
+                        && !p.cloud_loops.is_empty()
+                        && p.identity.as_deref() == Some(t.holder.as_str())
+                })
+            })
+            .unwrap_or_else(|| panic!("{file}: no in-tree leader: {leader_tenures:#?} {all:#?}"));
+        let stopped = in_tree_leader.stopped_ms.expect("stopped at shutdown");
+        let step = i64::try_from(harness::switch::ROLLING_STEP.as_millis()).expect("ms");
+        assert!(
+            stopped - ccm_acquired >= step,
+            "{file}: {} stopped {} ms after the CCM took its Lease, less than a rolling step",
+            in_tree_leader.name,
+            stopped - ccm_acquired
+        );
+    }
+}
+
 /// Where a variant must have put the loops (`Err`: what is wrong).
 type VariantCheck = fn(&Roster) -> Result<(), String>;
 

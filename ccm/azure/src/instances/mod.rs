@@ -11,6 +11,13 @@
 //!   nodes first, then uniform (§3.2). Node resource group from the label
 //!   `kubernetes.azure.com/resource-group`, else `resourceGroup`; `kubernetes.azure.com/managed=false`
 //!   nodes are never looked up in ARM and always exist (§3.4).
+//! - `vmType: standard` knows standalone/availability-set VMs only: a scale-set instance's
+//!   providerID resolves to no instance, so InstanceExists answers false (not an error) and a
+//!   NotReady node of a scale set is deleted by cloud-node-lifecycle (migration.md P4, P18).
+//!   Source: kubernetes-sigs/cloud-provider-azure `pkg/provider/azure_instances_v1.go`
+//!   `InstanceExistsByProviderID` (`VMSet.GetNodeNameByProviderID`, then `InstanceID`, with
+//!   `InstanceNotFound` ⇒ false) and `azure_standard.go` `availabilitySet.GetNodeNameByProviderID`
+//!   (the last providerID segment is the VM name) and `GetInstanceIDByNodeName` (VM GET by name).
 //! - Instance type = VM size (uniform: the instance's `sku.name`); region lower-case; zone
 //!   `<region>-<n>` when zonal, else the fault domain, `"0"` when unknown (§3.4).
 //! - InstanceExists false when the instance is absent or `Deleting`; reported as existing while the
@@ -156,6 +163,9 @@ impl AzureInstances {
                     vmas::find(&vms, id.vm_name().unwrap_or_default()).ok_or_else(not_found)?;
                 Machine::from_vm(vm, node)
             }
+            // `vmType: standard` knows VMs only: upstream's availability-set VM set takes the
+            // last providerID segment (the instance id) as a VM name, which no VM has.
+            NodeIdKind::ScaleSetVm if self.vm_type == VmType::Standard => Err(not_found()),
             NodeIdKind::ScaleSetVm => {
                 let (ss, instance) = id.scale_set_instance().ok_or_else(not_found)?;
                 let vms = self

@@ -211,6 +211,44 @@ async fn deleted_vm_is_gone_once_the_node_is_forgotten() {
     }
 }
 
+/// P4 with a wrong `vmType`: a CCM configured `standard` on a scale-set cluster does not find
+/// the scale-set instances (as upstream's availability-set VM set), so InstanceExists answers
+/// false for a node whose VM runs; with `vmss` it is found.
+#[tokio::test]
+async fn vm_type_standard_finds_no_scale_set_instance() {
+    let cluster = Cluster::start("zonal-vmss.yaml");
+    let name = cluster
+        .node_names()
+        .into_iter()
+        .find(|n| n.contains("vmss"))
+        .expect("a scale-set node");
+    let right = cluster.provider().await;
+    let meta = right
+        .instances()
+        .instance_metadata(&node(&name, &[]))
+        .await
+        .unwrap();
+    let mut with_id = node(&name, &[]);
+    with_id.spec = Some(k8s_openapi::api::core::v1::NodeSpec {
+        provider_id: Some(meta.provider_id.clone()),
+        ..Default::default()
+    });
+    assert!(right.instances().instance_exists(&with_id).await.unwrap());
+    let wrong = cluster.provider_with(r#", "vmType": "standard""#).await;
+    assert!(
+        !wrong.instances().instance_exists(&with_id).await.unwrap(),
+        "{}",
+        meta.provider_id
+    );
+    assert!(
+        !wrong
+            .instances()
+            .instance_exists(&node(&name, &[]))
+            .await
+            .unwrap()
+    );
+}
+
 #[tokio::test]
 async fn deallocated_vmas_vm_and_scale_set_instance_are_shut_down() {
     for (topology, pick) in [("small.yaml", "agentpool"), ("zonal-vmss.yaml", "vmss")] {

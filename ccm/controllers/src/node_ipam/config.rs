@@ -141,6 +141,9 @@ pub struct IpamConfig {
     pub families: Vec<FamilyRange>,
     /// `--service-cluster-ip-range` entries, never handed to a node.
     pub service_ranges: Vec<IpNet>,
+    /// Whether podCIDRs another writer gives a Node after the start are recorded as used (ours:
+    /// true); false is upstream's range allocator, see [`IpamConfig::upstream_range_allocator`].
+    pub learns_foreign_cidrs: bool,
 }
 
 /// Parses a comma list of at most two CIDRs, one per family, naming `flag` in errors.
@@ -236,7 +239,22 @@ impl IpamConfig {
         Ok(Self {
             families,
             service_ranges,
+            learns_foreign_cidrs: true,
         })
+    }
+
+    /// As kubernetes' range allocator (`pkg/controller/nodeipam/ipam/range_allocator.go`):
+    /// podCIDRs are recorded as used only from the Node list read at start and from its own
+    /// allocations; its update handler allocates for a Node without podCIDRs and ignores the
+    /// others, and a Node that got another writer's value first keeps it while the block taken
+    /// for it is released and the other value is not recorded. Two such allocators (or one and
+    /// another writer) therefore hand out each other's blocks: migration.md P12. The harness's
+    /// stand-in kube-controller-manager runs this. [infer] Our controller sees a Node's latest
+    /// state, not each add and update, so a Node another writer served before its first look is
+    /// skipped without taking a block.
+    pub fn upstream_range_allocator(mut self) -> Self {
+        self.learns_foreign_cidrs = false;
+        self
     }
 }
 

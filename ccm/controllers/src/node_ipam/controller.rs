@@ -48,6 +48,8 @@ pub struct NodeIpamController {
     reported: Mutex<HashSet<(String, String)>>,
     /// Delay before retrying a failed allocation.
     retry: Duration,
+    /// [`IpamConfig::learns_foreign_cidrs`].
+    learns_foreign_cidrs: bool,
 }
 
 impl NodeIpamController {
@@ -59,6 +61,7 @@ impl NodeIpamController {
             events: NodeEventRecorder::new(client, EVENT_SOURCE),
             reported: Mutex::new(HashSet::new()),
             retry,
+            learns_foreign_cidrs: config.learns_foreign_cidrs,
         }
     }
 
@@ -137,7 +140,9 @@ impl NodeIpamController {
             return Ok(Action::await_change());
         }
         if !pod_cidrs(node).is_empty() {
-            self.occupy(node).await;
+            if self.learns_foreign_cidrs {
+                self.occupy(node).await;
+            }
             return Ok(Action::await_change());
         }
         let name = node.name_any();
@@ -157,7 +162,9 @@ impl NodeIpamController {
             Ok(Some(existing)) => {
                 // Someone set a value first: keep theirs, free ours.
                 self.allocator().release(&name);
-                self.occupy(&existing).await;
+                if self.learns_foreign_cidrs {
+                    self.occupy(&existing).await;
+                }
             }
             Ok(None) => tracing::info!(node = %name, cidrs = ?values, "allocated pod CIDRs"),
             Err(error) => {

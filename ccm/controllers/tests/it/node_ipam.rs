@@ -140,3 +140,26 @@ async fn two_nodes_sharing_a_cidr_are_both_left_unchanged() {
     assert_eq!(pod_cidrs(&api.client, "first").await.1, ["10.1.3.0/24"]);
     assert_eq!(pod_cidrs(&api.client, "second").await.1, ["10.1.3.0/24"]);
 }
+
+/// Kubernetes' range allocator (the stand-in KCM's node-ipam) never records a podCIDR another
+/// allocator writes after its start, so it hands the same block out again: migration.md P12.
+#[tokio::test]
+async fn upstream_range_allocator_hands_out_a_block_another_writer_gave() {
+    let api = KubeApi::start().await;
+    let config = IpamConfig::from_flags("10.244.0.0/16", None, None, "")
+        .unwrap()
+        .upstream_range_allocator();
+    let controller =
+        NodeIpamController::new(api.client.clone(), &config, Duration::from_millis(200));
+    tokio::spawn(controller.run());
+    create_node(&api.client, "first", &[]).await;
+    // Running: it gave the first block.
+    assert_eq!(
+        wait_for_cidrs(&api.client, "first").await,
+        ["10.244.0.0/24"]
+    );
+    // Another allocator (e.g. the CCM's) gives the next block to a node.
+    create_node(&api.client, "theirs", &["10.244.1.0/24"]).await;
+    create_node(&api.client, "ours", &[]).await;
+    assert_eq!(wait_for_cidrs(&api.client, "ours").await, ["10.244.1.0/24"]);
+}
