@@ -233,8 +233,9 @@ fn is_internal_lb(name: &str) -> bool {
 
 /// Ids of the load balancers in `after` (with their backend pools) that the cluster's first
 /// Service of their kind brought: absent from `before`, which had no load balancer of the same
-/// kind (public or `-internal`), and every frontend of theirs (at least one) belongs to a Service
-/// created between the snapshots. The CCM (like the in-tree provider) names the load balancer
+/// kind (public or `-internal`) serving anything (with a load-balancing rule; an outbound-only
+/// load balancer of the topology does not count), and every frontend of theirs (at least one)
+/// belongs to a Service created between the snapshots. The CCM (like the in-tree provider) names the load balancer
 /// after the cluster, not the Service, so the ownership test by name or tag cannot see it; a
 /// load balancer appearing beside an existing one of its kind, or carrying a frontend of an
 /// older Service, stays forbidden (a recreate or a renamed load balancer).
@@ -252,7 +253,7 @@ fn first_load_balancers(
         let kind_existed = before
             .load_balancers
             .iter()
-            .any(|b| is_internal_lb(&b.name) == is_internal_lb(&lb.name));
+            .any(|b| is_internal_lb(&b.name) == is_internal_lb(&lb.name) && !b.rules.is_empty());
         let all_created = !lb.frontends.is_empty()
             && lb
                 .frontends

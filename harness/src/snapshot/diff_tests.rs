@@ -118,8 +118,23 @@ fn the_first_service_brings_the_cluster_load_balancer_and_pool_a_second_lb_is_fo
         .filter(|e| e.starts_with("load balancer") || e.starts_with("backend pool"))
         .collect();
     assert_eq!(added.len(), 2, "{added:#?}");
-    // A load balancer of the same kind existed before: the new one is a recreate or a rename.
-    let mut before = snapshot("baseline", nodes.clone(), vec![]);
+    // An outbound-only load balancer of the topology (no load-balancing rule) does not count.
+    let mut outbound = snapshot("baseline", nodes.clone(), vec![]);
+    let lb = &mut outbound.arm.load_balancers[0];
+    lb.name = "kubernetes".into();
+    lb.id = lb.id.replace("/k8s", "/kubernetes");
+    lb.pools.clear();
+    let d = diff(&outbound, &after, &allow_list(29));
+    assert!(
+        d.of(DiffClass::Forbidden)
+            .all(|e| e.label == "load balancer kubernetes"),
+        "{:#?}",
+        classes(&d)
+    );
+    // A load balancer of the same kind served a Service before: the new one is a recreate or a
+    // rename (here the old one is gone with its Service, so nothing else would flag it).
+    let gone = service("gone", "4a2b3c4d-0000-0000-0000-000000000004", "20.1.2.6");
+    let mut before = snapshot("baseline", nodes.clone(), vec![gone]);
     let lb = &mut before.arm.load_balancers[0];
     lb.name = "kubernetes".into();
     lb.id = lb.id.replace("/k8s", "/kubernetes");
