@@ -499,12 +499,7 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
         healthz_after: healthz_probes(&after.arm),
         first_lbs: BTreeSet::new(),
     };
-    context.first_lbs = first_load_balancers(
-        &before.arm,
-        &after.arm,
-        &new,
-        &context.created,
-    );
+    context.first_lbs = first_load_balancers(&before.arm, &after.arm, &new, &context.created);
     // The in-tree scheme was in use: the CCM's consolidated rules replace (or, after a rollback
     // to in-tree, sit beside) its per-service rules.
     context.legacy_before = old.values().any(|item| {
