@@ -51,7 +51,7 @@
 //! `Location` URL answers 202 while running, then 200 with the resource (PUT) or 204 (delete; 200 for resource
 //! groups). 201/202 responses that start an operation and 202 Location polls carry `Retry-After`
 //! ([`ArmState::set_retry_after`], default 1 s; `None` omits it like the recorded NRP/CRP writes). Operations not
-//! polled finish after [`ArmState::set_lro_max_age`] (30 s default). DELETE of a missing resource answers 204. A
+//! polled finish after [`ArmState::set_lro_max_age`] (5 s default, [infer]). DELETE of a missing resource answers 204. A
 //! write to a resource with a running operation gets 409 `AnotherOperationInProgress` (NRP) / `OperationNotAllowed`
 //! (CRP, resource being deleted); a PUT on a resource with a running PUT supersedes it (old operation `Canceled`
 //! with `CanceledAndSupersededDueToAnotherOperation`, CRP `OperationPreempted`). PATCH replaces the whole tag map; it
@@ -116,7 +116,7 @@ mod write;
 pub use config::ArmConfig;
 pub use error::{ArmError, ErrorDetail};
 pub use error_codes::ErrorCode;
-pub use state::{ArmState, PowerState};
+pub use state::{ArmState, DEFAULT_LRO_MAX_AGE, PowerState};
 
 /// Request extension set by the fault layer: the long-running operation started by this request ends `Failed` with this error.
 #[derive(Clone, Debug)]

@@ -15,6 +15,12 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How long an operation nobody polls keeps running. Real NRP/CRP operations progress on the server whatever
+/// the client does, finishing a public IP or load balancer write within seconds [infer]; a polled operation of
+/// the fake ends after [`crate::ArmConfig::lro_polls_in_progress`] polls (about 2 s at `Retry-After: 1`), so an
+/// unpolled one ends a little later, not 30 s later (which held a dead CCM leader's PIP in `Updating` and made
+/// the next leader retry its load balancer PUT for half a minute).
+pub const DEFAULT_LRO_MAX_AGE: Duration = Duration::from_secs(5);
 /// Host used in URLs and messages produced outside an HTTP request (programmatic API).
 pub(crate) const DEFAULT_BASE: &str = "https://management.azure.com";
 
@@ -119,7 +125,7 @@ impl ArmState {
                 retry_after: RwLock::new(config.retry_after),
                 config,
                 store: RwLock::new(Store::default()),
-                lro_max_age: RwLock::new(Duration::from_secs(30)),
+                lro_max_age: RwLock::new(DEFAULT_LRO_MAX_AGE),
             }),
         }
     }
@@ -129,8 +135,8 @@ impl ArmState {
         &self.inner.config
     }
 
-    /// Operations older than this complete even if nobody polls them (default 30 s), so a client that never
-    /// polls cannot wedge a resource in `Updating`.
+    /// Operations older than this complete even if nobody polls them (default [`DEFAULT_LRO_MAX_AGE`]), so a
+    /// client that never polls (or died after its PUT) cannot wedge a resource in `Updating`.
     pub fn set_lro_max_age(&self, age: Duration) {
         *self.inner.lro_max_age.write() = age;
     }

@@ -1,8 +1,8 @@
 //! Topology seed files: the YAML a scenario uses to describe the fake cloud (subscription, tenant,
 //! location, resource groups, VNet/subnets, NSG, route table, load balancers, availability sets,
-//! standalone VMs, uniform and flexible scale sets, zones, fault domains, sizes, power states, IPs,
-//! app registrations and managed identities), its validation into a [`Plan`], and seeding of a
-//! [`fake_arm::ArmState`] from that plan.
+//! standalone VMs, uniform and flexible scale sets, standalone public IPs, zones, fault domains, sizes,
+//! power states, IPs, app registrations and managed identities), its validation into a [`Plan`], and
+//! seeding of a [`fake_arm::ArmState`] from that plan.
 //!
 //! Loading never touches ARM: a file with any problem yields [`TopologyError`] naming the file, line,
 //! field and accepted values, and nothing is created.

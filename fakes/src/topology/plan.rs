@@ -40,6 +40,8 @@ pub struct Plan {
     pub scale_sets: Vec<ScaleSetPlan>,
     /// Standalone, availability-set and flexible-member VMs, in creation order.
     pub vms: Vec<VmPlan>,
+    /// Standalone public IPs (attached to nothing).
+    pub public_ips: Vec<PublicIpPlan>,
 }
 
 impl Plan {

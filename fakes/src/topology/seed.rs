@@ -29,6 +29,9 @@ pub fn seed(plan: &Plan, arm: &ArmState) -> Result<SeededCloud, TopologyError> {
     let (nsg_id, rt_id) = s.network_guards()?;
     s.vnet(nsg_id.as_deref(), rt_id.as_deref())?;
     s.load_balancers()?;
+    for pip in &plan.public_ips {
+        s.public_ip(pip)?;
+    }
     for a in &plan.availability_sets {
         let id = s.id("Microsoft.Compute/availabilitySets", &a.name);
         s.put(

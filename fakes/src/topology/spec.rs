@@ -42,6 +42,10 @@ pub struct TopologySpec {
     /// Uniform and flexible scale sets.
     #[serde(default)]
     pub scale_sets: Vec<Spanned<ScaleSetSpec>>,
+    /// Standalone public IPs in the node resource group, attached to nothing: what a user creates
+    /// before pinning it on a Service with `azure-pip-name`. `name` is required here.
+    #[serde(default)]
+    pub public_ips: Vec<Spanned<PublicIpSpec>>,
 }
 
 /// Azure clouds IMDS reports in `compute.azEnvironment`.

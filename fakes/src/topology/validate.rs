@@ -115,6 +115,7 @@ pub(crate) fn validate(spec: &TopologySpec, base_dir: Option<&Path>) -> Result<P
     };
     let compute = validate_compute::validate(&mut c, spec, &catalog, &mut names);
     let mut vms = compute.vms;
+    let public_ips = standalone_public_ips(&mut c, &spec.public_ips, &mut names);
     addressing::assign(
         &mut c,
         &vnet,
@@ -146,7 +147,38 @@ pub(crate) fn validate(spec: &TopologySpec, base_dir: Option<&Path>) -> Result<P
         availability_sets,
         scale_sets: compute.scale_sets,
         vms,
+        public_ips,
     })
+}
+
+/// Top-level `publicIps`: each needs a name, unique among every public IP of the topology.
+fn standalone_public_ips(
+    c: &mut Checker,
+    specs: &[Spanned<PublicIpSpec>],
+    pip_names: &mut HashSet<String>,
+) -> Vec<PublicIpPlan> {
+    let mut out = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let field = format!("publicIps[{i}]");
+        if spec.value.name.is_none() {
+            c.at(
+                spec,
+                format!("{field}.name"),
+                "a standalone public IP needs a name",
+            );
+            continue;
+        }
+        let plan = public_ip(c, &spec.value, "", &field);
+        if !pip_names.insert(plan.name.to_ascii_lowercase()) {
+            c.at(
+                spec,
+                format!("{field}.name"),
+                format!("duplicate public IP name '{}'", plan.name),
+            );
+        }
+        out.push(plan);
+    }
+    out
 }
 
 fn group(c: &mut Checker, g: &ResourceGroupSpec, field: &str) -> GroupPlan {

@@ -307,3 +307,50 @@ scaleSets:
         ["fd00:db8:0:1::6", "fd00:db8:0:1::7", "fd00:db8:0:1::8"]
     );
 }
+
+#[test]
+fn standalone_public_ips_are_seeded_unattached_and_need_a_unique_name() {
+    let base = r#"
+tenantId: 72f988bf-86f1-41af-91ab-2d7cd011db47
+subscriptionId: 0b1f6471-1bf0-4dda-aec3-111122223333
+location: eastus
+resourceGroups:
+  node:
+    name: pip-rg
+network:
+  vnet:
+    name: pip-vnet
+    addressSpace: [10.224.0.0/12]
+    subnets:
+      - name: nodes
+        cidr: 10.224.0.0/16
+vms:
+  - name: master
+    size: Standard_D2s_v3
+    publicIp: {name: master-pip}
+"#;
+    let yaml = format!("{base}publicIps:\n  - name: web-static-pip\n    address: 20.9.9.9\n");
+    let plan = topology::load_str(&yaml, "pips.yaml").unwrap_or_else(|e| panic!("{e}"));
+    let arm = ArmState::new(ArmConfig::default());
+    let cloud = topology::seed(&plan, &arm).unwrap_or_else(|e| panic!("{e}"));
+    let id = format!(
+        "/subscriptions/{}/resourceGroups/pip-rg/providers/Microsoft.Network/publicIPAddresses/web-static-pip",
+        cloud.subscription_id
+    );
+    let pip = arm.get(&id).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(pip["sku"]["name"], "Standard");
+    assert_eq!(pip["properties"]["ipAddress"], "20.9.9.9");
+    assert!(pip["properties"]["ipConfiguration"].is_null(), "{pip}");
+    for (extra, problem) in [
+        ("publicIps:\n  - sku: Standard\n", "needs a name"),
+        (
+            "publicIps:\n  - name: master-pip\n",
+            "duplicate public IP name",
+        ),
+    ] {
+        let err = topology::load_str(&format!("{base}{extra}"), "pips.yaml")
+            .map(|_| ())
+            .expect_err("refused");
+        assert!(err.to_string().contains(problem), "{err}");
+    }
+}

@@ -221,6 +221,50 @@ struct Context<'a> {
     /// `(port)` of HTTP `/healthz` probes (Local health checks) before and after.
     healthz_before: BTreeMap<String, i64>,
     healthz_after: BTreeMap<String, i64>,
+    /// Ids of load balancers (and their backend pools) created for Services created between
+    /// the snapshots: see [`first_load_balancers`].
+    first_lbs: BTreeSet<String>,
+}
+
+/// True for the internal load balancer's name (`<cluster>-internal`).
+fn is_internal_lb(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with("-internal")
+}
+
+/// Ids of the load balancers in `after` (with their backend pools) that the cluster's first
+/// Service of their kind brought: absent from `before`, which had no load balancer of the same
+/// kind (public or `-internal`) serving anything (with a load-balancing rule; an outbound-only
+/// load balancer of the topology does not count), and every frontend of theirs (at least one)
+/// belongs to a Service created between the snapshots. The CCM (like the in-tree provider) names the load balancer
+/// after the cluster, not the Service, so the ownership test by name or tag cannot see it; a
+/// load balancer appearing beside an existing one of its kind, or carrying a frontend of an
+/// older Service, stays forbidden (a recreate or a renamed load balancer).
+fn first_load_balancers(
+    before: &ArmResources,
+    after: &ArmResources,
+    new: &BTreeMap<String, Item>,
+    created: &[(String, String)],
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if created.is_empty() {
+        return out;
+    }
+    for lb in &after.load_balancers {
+        let kind_existed = before
+            .load_balancers
+            .iter()
+            .any(|b| is_internal_lb(&b.name) == is_internal_lb(&lb.name) && !b.rules.is_empty());
+        let all_created = !lb.frontends.is_empty()
+            && lb
+                .frontends
+                .iter()
+                .all(|f| new.get(&f.id).is_some_and(|item| owned_by(item, created)));
+        if !kind_existed && all_created {
+            out.insert(lb.id.clone());
+            out.extend(lb.pools.iter().map(|p| p.id.clone()));
+        }
+    }
+    out
 }
 
 /// Probe id → health-check port of every HTTP(S) `/healthz` probe.
@@ -292,7 +336,7 @@ impl Context<'_> {
     }
 
     fn added(&self, id: &str, item: &Item) -> Option<(DiffClass, String)> {
-        if owned_by(item, &self.created) {
+        if owned_by(item, &self.created) || self.first_lbs.contains(id) {
             return self.allowed(AllowRule::ServiceCreated);
         }
         if item.kind == "NSG rule" && item.name.starts_with("k8s-azure-lb_") {
@@ -453,7 +497,9 @@ pub fn diff(before: &Snapshot, after: &Snapshot, allow: &AllowList) -> ArmDiff {
         legacy_before: false,
         healthz_before: healthz_probes(&before.arm),
         healthz_after: healthz_probes(&after.arm),
+        first_lbs: BTreeSet::new(),
     };
+    context.first_lbs = first_load_balancers(&before.arm, &after.arm, &new, &context.created);
     // The in-tree scheme was in use: the CCM's consolidated rules replace (or, after a rollback
     // to in-tree, sit beside) its per-service rules.
     context.legacy_before = old.values().any(|item| {

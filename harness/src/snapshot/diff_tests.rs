@@ -103,6 +103,62 @@ fn a_new_service_adds_and_a_deleted_one_removes_within_the_allow_list() {
 }
 
 #[test]
+fn the_first_service_brings_the_cluster_load_balancer_and_pool_a_second_lb_is_forbidden() {
+    let nodes = Run::healthy().baseline.expect("baseline").nodes;
+    // No Service and no load balancer before (the in-tree provider never needed one).
+    let mut before = snapshot("baseline", nodes.clone(), vec![]);
+    before.arm.load_balancers.clear();
+    let web = service("web", "1a2b3c4d-0000-0000-0000-000000000001", "20.1.2.3");
+    let after = snapshot("switched", nodes.clone(), vec![web.clone()]);
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    let added: Vec<String> = d
+        .of(DiffClass::AllowedAddition)
+        .map(|e| e.to_string())
+        .filter(|e| e.starts_with("load balancer") || e.starts_with("backend pool"))
+        .collect();
+    assert_eq!(added.len(), 2, "{added:#?}");
+    // An outbound-only load balancer of the topology (no load-balancing rule) does not count.
+    let mut outbound = snapshot("baseline", nodes.clone(), vec![]);
+    let lb = &mut outbound.arm.load_balancers[0];
+    lb.name = "kubernetes".into();
+    lb.id = lb.id.replace("/k8s", "/kubernetes");
+    lb.pools.clear();
+    let d = diff(&outbound, &after, &allow_list(29));
+    assert!(
+        d.of(DiffClass::Forbidden)
+            .all(|e| e.label == "load balancer kubernetes"),
+        "{:#?}",
+        classes(&d)
+    );
+    // A load balancer of the same kind served a Service before: the new one is a recreate or a
+    // rename (here the old one is gone with its Service, so nothing else would flag it).
+    let gone = service("gone", "4a2b3c4d-0000-0000-0000-000000000004", "20.1.2.6");
+    let mut before = snapshot("baseline", nodes.clone(), vec![gone]);
+    let lb = &mut before.arm.load_balancers[0];
+    lb.name = "kubernetes".into();
+    lb.id = lb.id.replace("/k8s", "/kubernetes");
+    lb.pools.clear();
+    let d = diff(&before, &after, &allow_list(29));
+    let forbidden: Vec<String> = d.of(DiffClass::Forbidden).map(|e| e.to_string()).collect();
+    assert!(
+        forbidden.contains(&"load balancer k8s added".to_owned()),
+        "{forbidden:#?}"
+    );
+    // A frontend of a Service that existed before: not the first Service's load balancer.
+    let old = service("old", "3a2b3c4d-0000-0000-0000-000000000003", "20.1.2.5");
+    let mut before = snapshot("baseline", nodes.clone(), vec![old.clone()]);
+    before.arm.load_balancers.clear();
+    let after = snapshot("switched", nodes, vec![old, web]);
+    let d = diff(&before, &after, &allow_list(29));
+    let forbidden: Vec<String> = d.of(DiffClass::Forbidden).map(|e| e.to_string()).collect();
+    assert!(
+        forbidden.contains(&"backend pool k8s/k8s added".to_owned()),
+        "{forbidden:#?}"
+    );
+}
+
+#[test]
 fn local_per_rule_probes_replaced_by_one_shared_probe_and_healthz_to_root_are_expected() {
     let (mut before, mut after) = pair();
     // In tree: the rule has its own HTTP /healthz probe on the health-check port, named after it.

@@ -426,10 +426,19 @@ impl LbReconciler {
             let ids = self.pool_ids(&target.name, cluster_name, svc);
             self.pools.ensure(&ids, &eligible).await?;
         }
-        let Some(lb_status) = status(&lb, svc, &known) else {
-            return Err(LbError::NoIngress {
-                service: svc.key.to_string(),
-            });
+        let lb_status = match status(&lb, svc, &known) {
+            Some(found) => found,
+            None => {
+                // A public IP read while still provisioning (its PUT sent by a leader that died
+                // before it finished) had no address then; ARM accepted the load balancer that
+                // references it, so it is provisioned now: read the addresses again rather than
+                // fail and wait out a backoff.
+                let pips = self.io.list_public_ips(&self.settings, &pip_rg).await?;
+                known.extend(addresses(&pips));
+                status(&lb, svc, &known).ok_or_else(|| LbError::NoIngress {
+                    service: svc.key.to_string(),
+                })?
+            }
         };
 
         if !svc.security.disabled {

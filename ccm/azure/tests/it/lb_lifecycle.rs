@@ -648,3 +648,96 @@ async fn node_ip_pools_list_node_addresses_and_follow_the_node_set() {
     let lb = bed.get(&format!("loadBalancers/{CLUSTER}")).await;
     assert_eq!(members(&lb).len(), 1);
 }
+
+/// A leader died after sending a Service's public IP PUT: the next leader reads the PIP while it is
+/// still provisioning (no address yet) and it finishes before the load balancer PUT that references
+/// it is served. The reconcile must report the PIP's address rather than fail with "no IP address
+/// yet" (which sent the Service into a 300 s backoff in the fault-ccm-sigkill scenario).
+#[tokio::test]
+async fn a_pip_still_provisioning_when_read_gives_its_address_once_the_lb_accepts_it() {
+    let bed = Bed::start("small.yaml", SMALL).await;
+    let svc = service("web", UID_A, &[], &[(80, 30080)]);
+    // The PIP as the CCM writes it, then the Service gone: the PIP and the LB with it.
+    bed.ensure(&svc).await;
+    let pip_name = format!("{CLUSTER}-{}", base(UID_A));
+    let written = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
+    bed.delete(&svc).await;
+    // The dead leader's PUT: the same body, its operation left running (nobody polls it).
+    let body = json!({"location": written["location"], "sku": written["sku"], "tags": written["tags"],
+                      "properties": {
+                          "publicIPAllocationMethod": written["properties"]["publicIPAllocationMethod"],
+                          "publicIPAddressVersion": written["properties"]["publicIPAddressVersion"]}});
+    let arm = crate::resource_models::Arm::new(&bed.cluster.fake).await;
+    let url = format!(
+        "{}{}/publicIPAddresses/{pip_name}?api-version=2024-05-01",
+        bed.cluster.fake.base,
+        bed.rg_path()
+    );
+    let response = bed
+        .cluster
+        .fake
+        .http
+        .put(&url)
+        .bearer_auth(&arm.token)
+        .json(&body)
+        .send()
+        .await
+        .expect("PUT pip");
+    assert!(response.status().is_success(), "{}", response.status());
+    let operation = response
+        .headers()
+        .get("azure-asyncoperation")
+        .and_then(|v| v.to_str().ok())
+        .expect("an operation")
+        .to_string();
+    let pending = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
+    assert!(
+        pending["properties"]["ipAddress"].is_null(),
+        "no address while provisioning: {pending}"
+    );
+    // The LB PUT is held back long enough for the operation to finish after the CCM's reads.
+    let lb_path = format!("{}/loadBalancers/{CLUSTER}", bed.rg_path());
+    fault(
+        &bed,
+        json!({"method": "PUT", "path": lb_path, "count": 1,
+               "fault": {"kind": "latency", "ms": 3000}}),
+    )
+    .await;
+    bed.cluster.clear_journal().await;
+    let pip_list = format!("{}/publicIPAddresses", bed.rg_path()).to_ascii_lowercase();
+    let finish = async {
+        // Once the CCM has listed the PIPs (seeing no address), the operation ends.
+        loop {
+            let calls = bed.cluster.arm_calls().await;
+            if calls
+                .iter()
+                .any(|(m, p)| m == "GET" && p.to_ascii_lowercase() == pip_list)
+            {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        loop {
+            let op = arm.get(&operation).await;
+            if op["status"] != "InProgress" {
+                assert_eq!(op["status"], "Succeeded", "{op}");
+                break;
+            }
+        }
+    };
+    let (result, ()) = tokio::join!(
+        bed.lb().ensure_load_balancer(CLUSTER, &svc, &bed.nodes),
+        finish
+    );
+    let status = result.unwrap_or_else(|e| panic!("ensure: {e}"));
+    let pip = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
+    assert_eq!(
+        ingress_ips(&status),
+        vec![
+            pip["properties"]["ipAddress"]
+                .as_str()
+                .expect("address")
+                .to_string()
+        ]
+    );
+}

@@ -185,3 +185,19 @@ async fn unpolled_operations_complete_by_age_in_start_order() {
     let (_, v) = f.get(&young, NET).await;
     assert_eq!(v["properties"]["provisioningState"], "Succeeded");
 }
+
+/// A client that died after its PUT (a killed CCM leader) leaves an operation nobody polls; real
+/// operations finish on the server in seconds, so the fake's default age does not hold the resource
+/// in `Updating` for half a minute (which kept the next leader retrying its LB PUT).
+#[tokio::test]
+async fn an_unpolled_operation_finishes_within_the_default_age() {
+    let f = Fake::seeded(100).await;
+    assert!(fake_arm::DEFAULT_LRO_MAX_AGE <= std::time::Duration::from_secs(5));
+    let id = Fake::net("rg", "networkSecurityGroups/orphaned");
+    let (s, _, v) = f.put_raw(&id, NET, nsg_body()).await;
+    assert_eq!(s, 201);
+    assert_eq!(v["properties"]["provisioningState"], "Updating");
+    tokio::time::sleep(fake_arm::DEFAULT_LRO_MAX_AGE + std::time::Duration::from_millis(200)).await;
+    let (_, v) = f.get(&id, NET).await;
+    assert_eq!(v["properties"]["provisioningState"], "Succeeded");
+}

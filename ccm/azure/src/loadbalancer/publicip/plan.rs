@@ -512,7 +512,17 @@ pub fn plan(
             other => other,
         };
         reconcile_pip(svc, family, &mut body, owner, ctx, &mut out.warnings)?;
-        let write = (current.as_ref() != Some(&body)).then_some(body);
+        // A PIP whose last operation failed (provisioningState `Failed`, often with no address)
+        // is put again as it is: the documented recovery of a networking resource in the failed
+        // state (learn.microsoft.com, "Troubleshoot Azure Microsoft.Network failed provisioning
+        // state": a PUT with the same properties). A user's PIP is left to the user.
+        let failed = owner == Ownership::Managed
+            && current
+                .as_ref()
+                .and_then(|c| c.properties.as_ref())
+                .and_then(|p| p.provisioning_state.as_deref())
+                .is_some_and(|s| s.eq_ignore_ascii_case("failed"));
+        let write = (failed || current.as_ref() != Some(&body)).then_some(body);
         out.wanted.push(WantedPip {
             family,
             name,

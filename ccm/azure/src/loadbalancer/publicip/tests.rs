@@ -79,6 +79,37 @@ fn an_in_tree_pip_is_adopted_without_a_write() {
 }
 
 #[test]
+fn a_managed_pip_left_failed_is_put_again_a_user_pip_is_not() {
+    let svc = service("web", UID);
+    let name = format!("kubernetes-{}", names::base_name(UID));
+    let tags = [
+        ("k8s-azure-service", "default/web"),
+        ("k8s-azure-cluster-name", "kubernetes"),
+        ("team", "net"),
+    ];
+    let mut pip = listed(&name, "20.1.2.3", &tags);
+    let props = pip.properties.as_mut().expect("properties");
+    props.provisioning_state = Some("Failed".into());
+    props.ip_address = None;
+    let p = plan(&svc, true, &ctx(), std::slice::from_ref(&pip)).expect("plan");
+    let write = p.wanted[0]
+        .write
+        .as_ref()
+        .expect("a failed PIP is put again");
+    assert_eq!(write.id, pip.id, "the same PIP");
+    // A user-assigned PIP (no service tag) in the failed state is not ours to write.
+    let mut user = listed("user-pip", "20.1.2.4", &[("owner", "me")]);
+    user.properties
+        .as_mut()
+        .expect("properties")
+        .provisioning_state = Some("Failed".into());
+    let mut pinned = service("web", UID);
+    pinned.public_ip.names.v4 = Some("user-pip".to_string());
+    let p = plan(&pinned, true, &ctx(), &[user]).expect("plan");
+    assert_eq!(p.wanted[0].write, None);
+}
+
+#[test]
 fn legacy_tags_are_migrated_on_the_same_pip() {
     let svc = service("web", UID);
     let name = format!("kubernetes-{}", names::base_name(UID));
