@@ -1,5 +1,8 @@
 //! `addresses-equal` (P7): each Node's `status.addresses` (type, value and order) is the same in
-//! every later snapshot.
+//! every later snapshot, except `ExternalIP`s appended that are public IPs which did not exist at
+//! the baseline: a load balancer frontend the workload created since then shows up in the node's
+//! IMDS load-balancer view, which in-tree kubelets and cloud-node-managers alike report (the
+//! same change happens without any switch).
 
 use super::{CheckInputs, Intent, require, verdict};
 use crate::outcome::CheckResult;
@@ -25,12 +28,30 @@ pub(super) fn check(inputs: &CheckInputs<'_>, _intent: &Intent) -> CheckResult {
         Err(e) => return e,
     };
     let mut offenders = Vec::new();
+    let old_pips: Vec<&str> = base
+        .arm
+        .public_ips
+        .iter()
+        .filter_map(|p| p.address.as_deref())
+        .collect();
     for (label, snap) in inputs.later() {
+        let new_pip = |address: &str| {
+            !old_pips.contains(&address)
+                && snap
+                    .arm
+                    .public_ips
+                    .iter()
+                    .any(|p| p.address.as_deref() == Some(address))
+        };
         for node in &snap.nodes {
             let Some(before) = base.node(&node.name) else {
                 continue;
             };
-            if before.addresses != node.addresses {
+            let explained = node.addresses.starts_with(&before.addresses)
+                && node.addresses[before.addresses.len()..]
+                    .iter()
+                    .all(|a| a.type_ == "ExternalIP" && new_pip(&a.address));
+            if before.addresses != node.addresses && !explained {
                 offenders.push(format!(
                     "node {}: addresses {} became {} at {label}",
                     node.name,
@@ -62,5 +83,30 @@ mod tests {
             s.nodes[1].addresses.pop();
         });
         assert_eq!(dropped.check(CHECK).verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn an_external_ip_of_a_frontend_created_since_the_baseline_is_no_drift() {
+        let run = Run::healthy().after(|s| {
+            let pip = s.arm.public_ips[0].clone();
+            let mut fresh = pip.clone();
+            fresh.id = format!("{}-new", pip.id);
+            fresh.address = Some("20.9.9.9".into());
+            s.arm.public_ips.push(fresh);
+            let mut external = s.nodes[0].addresses[0].clone();
+            external.type_ = "ExternalIP".into();
+            external.address = "20.9.9.9".into();
+            s.nodes[0].addresses.push(external);
+        });
+        assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
+        // An ExternalIP that was already a public IP at the baseline is drift.
+        let old = Run::healthy().after(|s| {
+            let address = s.arm.public_ips[0].address.clone().unwrap_or_default();
+            let mut external = s.nodes[0].addresses[0].clone();
+            external.type_ = "ExternalIP".into();
+            external.address = address;
+            s.nodes[0].addresses.push(external);
+        });
+        assert_eq!(old.check(CHECK).verdict, Verdict::Fail);
     }
 }

@@ -189,12 +189,8 @@ async fn provision_and_drive(
     // Speed only: long-running operations end at their first poll, which the fake answers at
     // once (they still go through the async-operation protocol); otherwise each write of a
     // Service costs the CCM's 1 s + 2 s poll backoff.
-    let cluster_options = EmbeddedOptions::new(topology, dir).fake_flags([
-        "--retry-after",
-        "0",
-        "--lro-polls",
-        "0",
-    ]);
+    let cluster_options =
+        EmbeddedOptions::new(topology, dir).fake_flags(["--retry-after", "0", "--lro-polls", "0"]);
     let started = EmbeddedCluster::start(cluster_options).await;
     collected.timings.push(timer.stop());
     let mut cluster = started?;

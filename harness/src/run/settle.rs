@@ -2,11 +2,12 @@
 //! owns has an ingress, no Service waits on its cleanup finalizer, no Node carries the
 //! uninitialized taint or `NetworkUnavailable=True`, with cloud routes (kubenet) every Node has a
 //! pod CIDR and `NetworkUnavailable=False` (the route controller sets it once the node's route
-//! exists) and no route in the fake's route tables names a node that is gone, Nodes of VMs the scenario deleted are gone, and the fake has seen no successful ARM
-//! write for a quiet period (a refused or failed write changes nothing). A cluster that stops
-//! changing without getting there (a negative scenario's pitfall) is given up on after a stall
-//! period with neither a change in what is pending nor a successful ARM write, so a negative costs
-//! seconds rather than the whole timeout; the checks then say what is wrong.
+//! exists) and no route in the fake's route tables names a node that is gone, Nodes of VMs the
+//! scenario deleted are gone, and the fake has seen no successful ARM write and no poll of a
+//! long-running operation for a quiet period (a refused or failed write changes nothing). A
+//! cluster that stops changing without getting there (a negative scenario's pitfall) is given up
+//! on after a stall period with neither a change in what is pending nor such ARM activity, so a
+//! negative costs seconds rather than the whole timeout; the checks then say what is wrong.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -228,8 +229,10 @@ async fn stale_routes(admin: &FakeAdmin, nodes: &[Node]) -> Vec<String> {
         .collect()
 }
 
-/// True when the fake journaled a successful ARM write (writes change state; reads, token calls
-/// and refused or failed writes do not) at or after `cursor`, which moves past what was read.
+/// True when the fake journaled ARM activity that changes or is about to change state at or after
+/// `cursor` (which moves past what was read): a successful write, or a poll of a long-running
+/// operation (a write still in flight: the caller writes its result, e.g. a Service's status,
+/// once the operation ends). Reads, token calls and refused or failed writes change nothing.
 async fn arm_writes_since(admin: &FakeAdmin, cursor: &mut u64) -> bool {
     let path = format!("/admin/journal?since={cursor}");
     let Ok((_, journal)) = admin.call(Method::GET, &path, None).await else {
@@ -238,18 +241,28 @@ async fn arm_writes_since(admin: &FakeAdmin, cursor: &mut u64) -> bool {
     if let Some(next) = journal["nextSeq"].as_u64() {
         *cursor = next;
     }
-    journal["entries"].as_array().is_some_and(|entries| {
-        entries.iter().any(|e| {
-            e["surface"] == "arm"
-                && e["status"]
-                    .as_u64()
-                    .is_some_and(|s| (200..300).contains(&s))
-                && matches!(
-                    e["method"].as_str(),
-                    Some("PUT" | "PATCH" | "DELETE" | "POST")
-                )
-        })
-    })
+    journal["entries"]
+        .as_array()
+        .is_some_and(|entries| entries.iter().any(changes_state))
+}
+
+/// One journal entry: a successful ARM write, or an ARM operation poll.
+fn changes_state(e: &serde_json::Value) -> bool {
+    if e["surface"] != "arm" {
+        return false;
+    }
+    let ok = e["status"]
+        .as_u64()
+        .is_some_and(|s| (200..300).contains(&s));
+    let write = matches!(
+        e["method"].as_str(),
+        Some("PUT" | "PATCH" | "DELETE" | "POST")
+    );
+    let poll = e["method"] == "GET"
+        && e["path"]
+            .as_str()
+            .is_some_and(|p| p.to_ascii_lowercase().contains("/operations/"));
+    (ok && write) || poll
 }
 
 #[cfg(test)]
@@ -322,6 +335,23 @@ mod tests {
         let mut plain = lb("plain", false);
         plain.spec.as_mut().unwrap().type_ = Some("ClusterIP".into());
         assert!(pending(&[], &[classy, plain], &BTreeSet::new(), false).is_empty());
+    }
+
+    #[test]
+    fn successful_writes_and_operation_polls_count_as_activity() {
+        use serde_json::json;
+        let entry = |method: &str, path: &str, status: u64| json!({"surface": "arm", "method": method, "path": path, "status": status});
+        assert!(changes_state(&entry("PUT", "/subscriptions/s/x", 201)));
+        assert!(!changes_state(&entry("PUT", "/subscriptions/s/x", 429)));
+        assert!(!changes_state(&entry("GET", "/subscriptions/s/x", 200)));
+        assert!(changes_state(&entry(
+            "GET",
+            "/subscriptions/s/providers/Microsoft.Network/locations/eastus/operations/1",
+            200
+        )));
+        assert!(!changes_state(
+            &json!({"surface": "imds", "method": "PUT", "status": 200})
+        ));
     }
 
     #[test]

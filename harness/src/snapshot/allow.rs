@@ -18,6 +18,10 @@ pub enum AllowRule {
     LegacyNsgRuleReplaced,
     /// A consolidated `k8s-azure-lb_*` rule's destinations, ports or sources follow the Services.
     ConsolidatedNsgRuleFollowsServices,
+    /// A provider's allow rule re-created at another free priority of the managed band (e.g. the
+    /// in-tree rule written again after a rollback, beside the CCM's consolidated rules): among
+    /// allow rules, the order changes nothing.
+    AllowRulePriorityReassigned,
     /// A probe of an `appProtocol: http/https` port went from `Tcp` to `Http(s)` with path `/`.
     ProbeHttpForAppProtocol,
     /// `externalTrafficPolicy: Local`: the in-tree provider's probe per rule (named after the rule,
@@ -116,6 +120,12 @@ pub fn allow_list(minor: u32) -> AllowList {
         ),
         entry(LegacyNsgRuleReplaced, ExpectedChange, NSG),
         entry(ConsolidatedNsgRuleFollowsServices, ExpectedChange, NSG),
+        entry(
+            AllowRulePriorityReassigned,
+            ExpectedChange,
+            "anchor-ccm.md §4.7: allow rules take the lowest free priority from 500; deny rules \
+             the highest free from 4096 down",
+        ),
         entry(ProbeHttpForAppProtocol, ExpectedChange, PROBE),
         entry(LocalProbePerRuleReplaced, ExpectedChange, LOCAL_PROBE),
         entry(ProbePathHealthzToRoot, ExpectedChange, HEALTHZ),

@@ -295,6 +295,10 @@ fn owned_by(item: &Item, services: &[(String, String)]) -> bool {
     })
 }
 
+/// Priorities the providers give their allow rules (anchor-ccm.md §4.7: lowest free from 500;
+/// deny rules take the highest free from 4096 down).
+const MANAGED_ALLOW_PRIORITIES: std::ops::Range<i64> = 500..4096;
+
 /// True for a per-service NSG rule name of the in-tree provider: `a<32 hex>-<Proto>-<port>-<source>`.
 pub(crate) fn is_legacy_nsg_rule(name: &str) -> bool {
     let mut parts = name.splitn(4, '-');
@@ -404,6 +408,16 @@ impl Context<'_> {
                 if item.name.starts_with("k8s-azure-lb_") =>
             {
                 self.allowed(AllowRule::ConsolidatedNsgRuleFollowsServices)
+            }
+            ("NSG rule", "priority")
+                if (item.name.starts_with("k8s-azure-lb_allow")
+                    || is_legacy_nsg_rule(&item.name))
+                    && [old, new].iter().all(|p| {
+                        p.and_then(Value::as_i64)
+                            .is_some_and(|p| (MANAGED_ALLOW_PRIORITIES).contains(&p))
+                    }) =>
+            {
+                self.allowed(AllowRule::AllowRulePriorityReassigned)
             }
             ("rule", "probeId") => {
                 let old = old

@@ -204,6 +204,18 @@ fn local_per_rule_probes_replaced_by_one_shared_probe_and_healthz_to_root_are_ex
     assert!(d.is_allowed(), "{:#?}", classes(&d));
 }
 
+#[test]
+fn an_allow_rule_moved_to_another_managed_priority_is_expected_a_deny_band_move_is_not() {
+    let (before, mut after) = pair();
+    let rule = &mut after.arm.security_groups[0].rules[0];
+    assert!(rule.name.starts_with("k8s-azure-lb_allow"), "{}", rule.name);
+    rule.priority = 503;
+    let d = diff(&before, &after, &allow_list(29));
+    assert!(d.is_allowed(), "{:#?}", classes(&d));
+    after.arm.security_groups[0].rules[0].priority = 4096;
+    assert!(!diff(&before, &after, &allow_list(29)).is_allowed());
+}
+
 fn shuffle<T>(list: &mut [T], seed: &mut u64) {
     for i in (1..list.len()).rev() {
         *seed ^= *seed << 13;
