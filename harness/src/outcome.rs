@@ -153,10 +153,9 @@ impl ScenarioOutcome {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn outcome(expect: Expect, checks: Vec<CheckResult>) -> ScenarioOutcome {
+impl ScenarioOutcome {
+    /// A one-second cold-switch outcome named `s` with `checks`, for tests of what reads outcomes.
+    pub(crate) fn example(expect: Expect, checks: Vec<CheckResult>) -> Self {
         ScenarioOutcome {
             name: "s".into(),
             description: String::new(),
@@ -164,12 +163,21 @@ mod tests {
             procedure: Procedure::Cold,
             expect,
             started_ms: 0,
-            duration_ms: 0,
+            duration_ms: 1_000,
             phases: vec![],
             checks,
             failure: None,
             artifacts: PathBuf::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(expect: Expect, checks: Vec<CheckResult>) -> ScenarioOutcome {
+        ScenarioOutcome::example(expect, checks)
     }
 
     #[test]

@@ -1,4 +1,50 @@
-//! Nearest-rank percentile of the delay checks.
+//! Nearest-rank percentile of the delay checks, and their verdict against a p99 budget.
+
+use super::{budgeted, seconds};
+use crate::outcome::{CheckResult, Verdict};
+use crate::scenario::CheckName;
+
+/// What one delay check measured: a delay (ms) and its detail line per object.
+pub(crate) struct Delays {
+    /// Delays in milliseconds.
+    pub delays: Vec<u64>,
+    /// One line per object, same order.
+    pub details: Vec<String>,
+}
+
+/// The p99 verdict of `measured` against `limit` (ms): "p99 `what` 3.1s over N `objects`;
+/// slowest: ..."; `Skipped` with `none` when nothing was measured.
+pub(crate) fn p99_verdict(
+    check: CheckName,
+    measured: Delays,
+    limit: u64,
+    what: &str,
+    objects: &str,
+    none: &str,
+) -> CheckResult {
+    let Delays { delays, details } = measured;
+    let Some(p99) = percentile(&delays, 99.0) else {
+        return CheckResult::new(check, Verdict::Skipped, none);
+    };
+    let slowest = details
+        .iter()
+        .zip(&delays)
+        .max_by_key(|(_, d)| **d)
+        .map(|(line, _)| line.clone())
+        .unwrap_or_default();
+    budgeted(
+        check,
+        p99 <= limit,
+        format!(
+            "p99 {what} {} over {} {objects}; slowest: {slowest}",
+            seconds(p99),
+            delays.len()
+        ),
+        format!("p99 {}", seconds(p99)),
+        seconds(limit),
+        details,
+    )
+}
 
 /// The nearest-rank `p`th percentile (0 < p ≤ 100) of `values`; `None` when empty.
 pub(crate) fn percentile(values: &[u64], p: f64) -> Option<u64> {

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::p99::percentile;
-use super::{CheckInputs, Intent, budgeted, duration_budget, seconds};
+use super::p99::{Delays, p99_verdict};
+use super::{CheckInputs, Intent, duration_budget, seconds};
 use crate::outcome::{CheckResult, Verdict};
 use crate::scenario::{Budget, CheckName, DEFAULT_TAINT_REMOVAL_DELAY};
 
@@ -69,30 +69,13 @@ pub(super) fn check(
             }
         }
     }
-    let Some(p99) = percentile(&delays, 99.0) else {
-        return CheckResult::new(
-            CHECK,
-            Verdict::Skipped,
-            "every tainted node was gone before its taint was removed",
-        );
-    };
-    let slowest = details
-        .iter()
-        .zip(&delays)
-        .max_by_key(|(_, d)| **d)
-        .map(|(l, _)| l.clone())
-        .unwrap_or_default();
-    budgeted(
+    p99_verdict(
         CHECK,
-        p99 <= limit,
-        format!(
-            "p99 taint removal {} over {} nodes; slowest: {slowest}",
-            seconds(p99),
-            delays.len()
-        ),
-        format!("p99 {}", seconds(p99)),
-        seconds(limit),
-        details,
+        Delays { delays, details },
+        limit,
+        "taint removal",
+        "nodes",
+        "every tainted node was gone before its taint was removed",
     )
 }
 

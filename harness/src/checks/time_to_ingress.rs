@@ -2,8 +2,8 @@
 //! which the Service has an ingress, against the duration budget. Services created before the
 //! first sample are not measured (their first sample would overstate the delay).
 
-use super::p99::percentile;
-use super::{CheckInputs, Intent, budgeted, duration_budget, seconds};
+use super::p99::{Delays, p99_verdict};
+use super::{CheckInputs, Intent, duration_budget, seconds};
 use crate::outcome::{CheckResult, Verdict};
 use crate::scenario::{Budget, CheckName, DEFAULT_TIME_TO_INGRESS};
 
@@ -60,30 +60,13 @@ pub(super) fn check(
             }
         }
     }
-    let Some(p99) = percentile(&delays, 99.0) else {
-        return CheckResult::new(
-            CHECK,
-            Verdict::Skipped,
-            "no Service was created while sampling",
-        );
-    };
-    let slowest = details
-        .iter()
-        .zip(&delays)
-        .max_by_key(|(_, d)| **d)
-        .map(|(line, _)| line.clone())
-        .unwrap_or_default();
-    budgeted(
+    p99_verdict(
         CHECK,
-        p99 <= limit,
-        format!(
-            "p99 time to ingress {} over {} Services; slowest: {slowest}",
-            seconds(p99),
-            delays.len()
-        ),
-        format!("p99 {}", seconds(p99)),
-        seconds(limit),
-        details,
+        Delays { delays, details },
+        limit,
+        "time to ingress",
+        "Services",
+        "no Service was created while sampling",
     )
 }
 

@@ -201,22 +201,9 @@ pub(crate) fn procedure_name(p: crate::scenario::Procedure) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Procedure;
 
     fn outcome(expect: Expect, checks: Vec<CheckResult>) -> ScenarioOutcome {
-        ScenarioOutcome {
-            name: "s".into(),
-            description: String::new(),
-            kubernetes_version: "1.29".into(),
-            procedure: Procedure::Cold,
-            expect,
-            started_ms: 0,
-            duration_ms: 1_000,
-            phases: vec![],
-            checks,
-            failure: None,
-            artifacts: Default::default(),
-        }
+        ScenarioOutcome::example(expect, checks)
     }
 
     fn standings(o: &ScenarioOutcome) -> Vec<(String, Standing)> {

@@ -42,24 +42,8 @@ pub struct Sample {
     pub lb: Option<Vec<FrontendSample>>,
 }
 
-/// A Lease at one tick.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LeaseSample {
-    /// Name.
-    pub name: String,
-    /// Holder (empty: released).
-    pub holder: String,
-    /// `renewTime`, Unix epoch milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub renew_ms: Option<i64>,
-    /// `leaseDurationSeconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_seconds: Option<i32>,
-    /// `leaseTransitions`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transitions: Option<i32>,
-}
+/// A Lease at one tick: the same fields a snapshot keeps.
+pub type LeaseSample = super::kube::LeaseState;
 
 /// A live manager process at one tick.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
