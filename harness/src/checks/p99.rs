@@ -5,11 +5,26 @@ use crate::outcome::{CheckResult, Verdict};
 use crate::scenario::CheckName;
 
 /// What one delay check measured: a delay (ms) and its detail line per object.
+#[derive(Default)]
 pub(crate) struct Delays {
     /// Delays in milliseconds.
-    pub delays: Vec<u64>,
+    delays: Vec<u64>,
     /// One line per object, same order.
-    pub details: Vec<String>,
+    details: Vec<String>,
+}
+
+impl Delays {
+    /// An object that got there after `ms`.
+    pub(crate) fn done(&mut self, ms: u64, line: String) {
+        self.delays.push(ms);
+        self.details.push(line);
+    }
+
+    /// An object still waiting after `ms` at the last sample: counted as over `limit`.
+    pub(crate) fn unfinished(&mut self, ms: u64, limit: u64, line: String) {
+        self.delays.push(ms.max(limit + 1));
+        self.details.push(line);
+    }
 }
 
 /// The p99 verdict of `measured` against `limit` (ms): "p99 `what` 3.1s over N `objects`;

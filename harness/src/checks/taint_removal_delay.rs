@@ -48,30 +48,31 @@ pub(super) fn check(
             "no node was seen with the uninitialized taint",
         );
     }
-    let mut delays = Vec::new();
-    let mut details = Vec::new();
+    let mut measured = Delays::default();
     for (node, (start, end)) in &spans {
         match end {
             Some(end) => {
                 let d = (end - start).max(0) as u64;
-                details.push(format!("node {node}: taint removed after {}", seconds(d)));
-                delays.push(d);
+                measured.done(
+                    d,
+                    format!("node {node}: taint removed after {}", seconds(d)),
+                );
             }
             // Gone before its taint was removed (VM deleted): no-node-deleted judges that.
             None if !still_listed(node) => {}
             None => {
                 let d = (last_ms - start).max(0) as u64;
-                details.push(format!(
+                let line = format!(
                     "node {node}: still tainted {} after it was first seen",
                     seconds(d)
-                ));
-                delays.push(d.max(limit + 1));
+                );
+                measured.unfinished(d, limit, line);
             }
         }
     }
     p99_verdict(
         CHECK,
-        Delays { delays, details },
+        measured,
         limit,
         "taint removal",
         "nodes",

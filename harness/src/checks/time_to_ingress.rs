@@ -23,8 +23,7 @@ pub(super) fn check(
         );
     };
     let last_ms = inputs.samples.last().map_or(first.at_ms, |s| s.at_ms);
-    let mut delays = Vec::new();
-    let mut details = Vec::new();
+    let mut measured = Delays::default();
     for (key, created) in intent
         .services_created
         .iter()
@@ -43,8 +42,7 @@ pub(super) fn check(
         match got {
             Some(s) => {
                 let d = (s.at_ms - created).max(0) as u64;
-                details.push(format!("service {key}: ingress after {}", seconds(d)));
-                delays.push(d);
+                measured.done(d, format!("service {key}: ingress after {}", seconds(d)));
             }
             None if intent
                 .services_deleted
@@ -52,17 +50,14 @@ pub(super) fn check(
                 .is_some_and(|d| d <= &last_ms) => {}
             None => {
                 let d = (last_ms - created).max(0) as u64;
-                details.push(format!(
-                    "service {key}: no ingress in {} of samples",
-                    seconds(d)
-                ));
-                delays.push(d.max(limit + 1));
+                let line = format!("service {key}: no ingress in {} of samples", seconds(d));
+                measured.unfinished(d, limit, line);
             }
         }
     }
     p99_verdict(
         CHECK,
-        Delays { delays, details },
+        measured,
         limit,
         "time to ingress",
         "Services",

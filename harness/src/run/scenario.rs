@@ -156,6 +156,19 @@ pub async fn run_scenario(
     outcome
 }
 
+/// How a scenario's embedded cluster is started (by `harness run` and by `harness up SCENARIO`):
+/// its topology, files under `dir`.
+pub fn cluster_options(plan: &ScenarioPlan, dir: &Path) -> EmbeddedOptions {
+    let topology = match &plan.topology {
+        scenario::TopologySource::File { path, .. } => TopologySource::File(path.clone()),
+        scenario::TopologySource::Inline { yaml } => TopologySource::Text(yaml.clone()),
+    };
+    // Speed only: long-running operations end at their first poll, which the fake answers at
+    // once (they still go through the async-operation protocol); otherwise each write of a
+    // Service costs the CCM's 1 s + 2 s poll backoff.
+    EmbeddedOptions::new(topology, dir).fake_flags(["--retry-after", "0", "--lro-polls", "0"])
+}
+
 /// A broken-off run turns the checks that could not be evaluated into `Error` with the reason.
 fn with_failure(checks: Vec<CheckResult>, failure: Option<&str>) -> Vec<CheckResult> {
     let Some(failure) = failure else {
@@ -182,15 +195,7 @@ async fn provision_and_drive(
     collected: &mut Collected,
 ) -> Result<(), RunError> {
     let timer = PhaseTimer::start(progress, plan, "provision");
-    let topology = match &plan.topology {
-        scenario::TopologySource::File { path, .. } => TopologySource::File(path.clone()),
-        scenario::TopologySource::Inline { yaml } => TopologySource::Text(yaml.clone()),
-    };
-    // Speed only: long-running operations end at their first poll, which the fake answers at
-    // once (they still go through the async-operation protocol); otherwise each write of a
-    // Service costs the CCM's 1 s + 2 s poll backoff.
-    let cluster_options =
-        EmbeddedOptions::new(topology, dir).fake_flags(["--retry-after", "0", "--lro-polls", "0"]);
+    let cluster_options = cluster_options(plan, dir);
     let started = EmbeddedCluster::start(cluster_options).await;
     collected.timings.push(timer.stop());
     let mut cluster = started?;

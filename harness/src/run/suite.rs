@@ -58,7 +58,7 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
 }
 
 /// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every
-/// problem of every file reported at once.
+/// problem of every file reported at once (the loader also refuses two files with one name).
 pub fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<ScenarioPlan>> {
     let paths = if paths.is_empty() {
         let default = PathBuf::from("scenarios");
@@ -72,26 +72,12 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<ScenarioPlan>> {
     } else {
         paths.to_vec()
     };
-    let mut files = Vec::new();
-    for path in &paths {
-        if path.is_dir() {
-            files.extend(
-                scenario::scenario_files(path)
-                    .with_context(|| format!("listing scenarios in {}", path.display()))?,
-            );
-        } else {
-            files.push(path.clone());
-        }
+    let scenarios = scenario::load_paths(&paths).map_err(|errors| anyhow::anyhow!("{errors}"))?;
+    if scenarios.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        bail!("no scenario files (*.yaml, *.yml) in {}", shown.join(", "));
     }
-    let scenarios = scenario::load_paths(&files).map_err(|errors| anyhow::anyhow!("{errors}"))?;
-    let plans: Vec<ScenarioPlan> = scenarios.iter().map(scenario::plan).collect();
-    let mut names = std::collections::BTreeSet::new();
-    for plan in &plans {
-        if !names.insert(plan.name.clone()) {
-            bail!("scenario {} is given twice", plan.name);
-        }
-    }
-    Ok(plans)
+    Ok(scenarios.iter().map(scenario::plan).collect())
 }
 
 async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {

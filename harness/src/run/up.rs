@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
+use super::scenario::cluster_options;
 use crate::cluster::up::describe;
 use crate::cluster::{ClusterProvider, EmbeddedCluster, EmbeddedOptions, TopologySource};
 use crate::record::RunRecord;
@@ -38,30 +39,26 @@ pub struct UpArgs {
 
 /// Runs `harness up` to completion on its own runtime.
 pub fn main(args: &UpArgs) -> anyhow::Result<()> {
-    let plan = match (&args.scenario, &args.topology) {
-        (Some(path), _) => Some(scenario::plan(
-            &scenario::load(path).map_err(|e| anyhow::anyhow!("{e}"))?,
-        )),
-        (None, Some(_)) => None,
+    let artifacts = args
+        .artifacts
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("harness-up-{}", std::process::id())));
+    let (plan, options) = match (&args.scenario, &args.topology) {
+        (Some(path), _) => {
+            let plan = scenario::plan(&scenario::load(path).map_err(|e| anyhow::anyhow!("{e}"))?);
+            let options = cluster_options(&plan, &artifacts);
+            (Some(plan), options)
+        }
+        (None, Some(path)) => (
+            None,
+            EmbeddedOptions::new(TopologySource::File(path.clone()), artifacts),
+        ),
         (None, None) => bail!(
             "give a scenario file (`harness up scenarios/01-cold-switch-azure-cni.yaml`) or \
              --topology FILE (e.g. fakes/examples/small.yaml)"
         ),
     };
-    let topology = match (&plan, &args.topology) {
-        (Some(plan), _) => match &plan.topology {
-            scenario::TopologySource::File { path, .. } => TopologySource::File(path.clone()),
-            scenario::TopologySource::Inline { yaml } => TopologySource::Text(yaml.clone()),
-        },
-        (None, Some(path)) => TopologySource::File(path.clone()),
-        (None, None) => unreachable!("rejected above"),
-    };
-    let artifacts = args
-        .artifacts
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("harness-up-{}", std::process::id())));
-    let options =
-        EmbeddedOptions::new(topology, artifacts).fake_flags(args.fake_args.iter().cloned());
+    let options = options.fake_flags(args.fake_args.iter().cloned());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
