@@ -21,10 +21,23 @@ pub struct CheckReport {
 impl CheckReport {
     /// Whether TestGrid would reject or misread something important.
     pub fn has_errors(&self) -> bool {
-        self.read
+        self.error_count(false) > 0
+    }
+
+    /// Whether TestGrid still shows the build as running (no finished.json yet).
+    pub fn is_running(&self) -> bool {
+        self.read.column.readable && self.read.column.overall.status == crate::grid::Status::Running
+    }
+
+    /// Error findings; with `require_finished`, a running build counts as one more error.
+    pub fn error_count(&self, require_finished: bool) -> usize {
+        let errors = self
+            .read
             .findings
             .iter()
-            .any(|f| f.severity == Severity::Error)
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        errors + usize::from(require_finished && self.is_running())
     }
 
     /// Findings, most severe first (stable within a severity).
@@ -43,21 +56,23 @@ impl CheckReport {
             "job {} build {} started {} commit {}",
             c.job, c.build, c.started, c.commit
         );
-        let injected: Vec<(String, &Cell)> = c
+        if !c.headers.is_empty() {
+            let headers: Vec<String> = c.headers.iter().map(|(h, v)| format!("{h}={v}")).collect();
+            let _ = writeln!(out, "headers {}", headers.join(" "));
+        }
+        if !c.readable {
+            out.push_str("TestGrid cannot read this build: one cell in row Overall, placed right after the previous readable build with its headers\n");
+        }
+        // ConstructGrid (pkg/updater/updater.go) lists every row, Overall included, in natural
+        // order of its name.
+        let mut rows: Vec<(String, &Cell)> = c
             .injected_rows()
             .map(|(name, cell)| (c.job_row(name), cell))
+            .chain(c.rows.iter().map(|(name, cell)| (name.clone(), cell)))
             .collect();
-        let _ = writeln!(
-            out,
-            "TestGrid would show {} row(s):",
-            c.rows.len() + injected.len()
-        );
-        let rows = c.rows.iter().map(|(name, cell)| (name, cell));
-        for (name, cell) in injected
-            .iter()
-            .map(|(name, cell)| (name, *cell))
-            .chain(rows)
-        {
+        rows.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+        let _ = writeln!(out, "TestGrid would show {} row(s):", rows.len());
+        for (name, cell) in &rows {
             let icon = cell
                 .icon
                 .as_deref()

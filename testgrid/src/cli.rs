@@ -58,15 +58,25 @@ pub struct GroupArgs {
     /// Failing-cell ratio of a recent build above which the tab is BROKEN (0 = never).
     #[arg(long, default_value_t = TabSettings::default().broken_column_threshold)]
     pub broken_column_threshold: f32,
+    /// The test group's column headers, in order (repeatable; default: what `harness testgrid
+    /// config` writes, Commit and ccm-version).
+    #[arg(long = "column-header", value_name = "KEY")]
+    pub column_headers: Vec<String>,
 }
 
 impl GroupArgs {
     /// The reading options.
     pub fn read_options(&self) -> ReadOptions {
+        let defaults = ReadOptions::at(self.now.unwrap_or_else(now));
         ReadOptions {
-            now: self.now.unwrap_or_else(now),
             days_of_results: self.days_of_results,
             prowjob_analysis: self.prowjob_analysis,
+            column_headers: if self.column_headers.is_empty() {
+                defaults.column_headers.clone()
+            } else {
+                self.column_headers.clone()
+            },
+            ..defaults
         }
     }
 
@@ -119,6 +129,9 @@ pub struct CheckArgs {
     /// Test group and tab settings.
     #[command(flatten)]
     pub group: GroupArgs,
+    /// Count a build still running (no finished.json, as TestGrid's RUNNING column) as an error.
+    #[arg(long)]
+    pub require_finished: bool,
 }
 
 /// `harness testgrid config`.
@@ -157,7 +170,7 @@ pub struct ConfigArgs {
     /// Days of builds kept.
     #[arg(long, default_value_t = DAYS_OF_RESULTS)]
     pub days_of_results: u32,
-    /// Extra finished.json metadata keys to show as column headers (after Commit).
+    /// Extra finished.json metadata keys to show as column headers (after Commit and ccm-version).
     #[arg(long = "column-header")]
     pub column_headers: Vec<String>,
     /// Write the YAML here instead of printing it.
@@ -261,12 +274,12 @@ fn run_check(args: &CheckArgs) -> CliResult {
     for (dir, report) in dirs.iter().zip(reports) {
         println!("== {}", dir.display());
         print!("{}", report.render());
-        errors += report
-            .read
-            .findings
-            .iter()
-            .filter(|f| f.severity == crate::finding::Severity::Error)
-            .count();
+        if report.is_running() {
+            println!(
+                "running: no finished.json yet; TestGrid shows a RUNNING column (an error only with --require-finished)"
+            );
+        }
+        errors += report.error_count(args.require_finished);
         columns.push(report.read.column);
     }
     let (_, tab) = args.group.summarize(columns, opts.now);

@@ -92,10 +92,17 @@ impl ConfigSpec {
             alert_stale_results_hours: tab.alert_stale_results_hours,
             days_of_results: DAYS_OF_RESULTS,
             num_columns_recent: tab.num_columns_recent,
-            column_headers: vec!["Commit".to_owned()],
+            column_headers: DEFAULT_COLUMN_HEADERS
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect(),
         }
     }
 }
+
+/// The column headers our test groups show: the derived `Commit` and the CCM version the run
+/// tested (finished.json metadata [`crate::finished::CCM_VERSION_KEY`]).
+pub const DEFAULT_COLUMN_HEADERS: [&str; 2] = ["Commit", crate::finished::CCM_VERSION_KEY];
 
 /// TestGrid's `Configuration` (only the parts we write); keys are the proto field names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -319,7 +326,6 @@ mod tests {
         );
         s.variant = "ccm parity".into();
         s.alert_emails = vec!["oncall@example.com".into()];
-        s.column_headers.push("ccm-version".into());
         s
     }
 

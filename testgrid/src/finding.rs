@@ -48,21 +48,21 @@ macro_rules! codes {
 }
 
 codes! {
-    /// No started.json: start time 0, column RUNNING.
+    /// No started.json: start time 0, a lone `Overall` cell "Start timestamp for this job is 0.".
     StartedMissing => "started-missing",
-    /// started.json empty or cut short: "Malformed artifacts".
+    /// started.json empty: "Malformed artifacts".
     StartedMalformed => "started-malformed",
     /// started.json not decodable (wrong JSON type): TOOL_FAIL column.
     StartedInvalid => "started-invalid",
-    /// started.json without a positive timestamp: RUNNING "start timestamp is 0".
+    /// started.json without a positive timestamp: a lone `Overall` cell.
     StartedTimestampZero => "started-timestamp-zero",
     /// Metadata in started.json (deprecated).
     StartedMetadataDeprecated => "started-metadata-deprecated",
     /// A timestamp that looks like milliseconds.
     TimestampMilliseconds => "timestamp-milliseconds",
-    /// No finished.json: RUNNING, then timed out.
+    /// No finished.json: RUNNING (normal while the job runs), then timed out.
     FinishedMissing => "finished-missing",
-    /// finished.json empty or cut short: "Malformed artifacts".
+    /// finished.json empty: "Malformed artifacts".
     FinishedMalformed => "finished-malformed",
     /// finished.json not decodable: TOOL_FAIL column.
     FinishedInvalid => "finished-invalid",
@@ -78,9 +78,15 @@ codes! {
     ResultUnknown => "result-unknown",
     /// finished.json metadata values TestGrid ignores for headers.
     MetadataNotString => "metadata-not-string",
+    /// A configured column header with no string value in finished.json metadata: `missing`.
+    HeaderMissing => "header-missing",
+    /// finished.json metadata `EmailAddresses` that is not a list of strings: dropped.
+    EmailAddressesNotList => "email-addresses-not-list",
+    /// `result` ABORTED: TestGrid shows the build exactly like a failure.
+    AbortedShownAsFailure => "aborted-shown-as-failure",
     /// No podinfo.json.
     PodinfoMissing => "podinfo-missing",
-    /// podinfo.json empty or cut short: "Malformed artifacts".
+    /// podinfo.json empty: "Malformed artifacts".
     PodinfoMalformed => "podinfo-malformed",
     /// podinfo.json not decodable: TOOL_FAIL column.
     PodinfoInvalid => "podinfo-invalid",

@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// finished.json metadata key of the CCM version a run tested (a column header of our groups).
+pub const CCM_VERSION_KEY: &str = "ccm-version";
+
 /// The job outcome, written both as the `passed` boolean and the Prow `result` string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -67,6 +70,22 @@ impl Finished {
         self
     }
 
+    /// Adds a list-of-strings metadata key: TestGrid reads `EmailAddresses` only as a list
+    /// (`Metadata.MultiString` in `pkg/updater/gcs.go` `convertResult`) and drops a string.
+    pub fn with_metadata_list<I, S>(mut self, key: impl Into<String>, values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let list = values
+            .into_iter()
+            .map(|v| serde_json::Value::String(v.into()))
+            .collect();
+        self.metadata
+            .insert(key.into(), serde_json::Value::Array(list));
+        self
+    }
+
     /// Whether the run passed.
     pub fn passed(&self) -> bool {
         self.passed
@@ -93,6 +112,16 @@ mod tests {
         );
         assert!(Finished::new(1, JobResult::Success).passed());
         assert!(!Finished::new(1, JobResult::Aborted).passed());
+    }
+
+    #[test]
+    fn metadata_lists_are_written_as_json_arrays() {
+        let f = Finished::new(1, JobResult::Success)
+            .with_metadata_list("EmailAddresses", ["a@example.com", "b@example.com"]);
+        assert_eq!(
+            serde_json::to_string(&f).unwrap(),
+            r#"{"timestamp":1,"passed":true,"result":"SUCCESS","metadata":{"EmailAddresses":["a@example.com","b@example.com"]}}"#
+        );
     }
 
     #[test]

@@ -243,6 +243,8 @@ mod tests {
             started: 1_767_225_600,
             finished: Some(1_767_229_200),
             commit: "v1.34.2".into(),
+            headers: Vec::new(),
+            readable: true,
             overall: Cell::new(Status::Fail),
             pod: None,
             rows: vec![

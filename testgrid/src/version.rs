@@ -1,12 +1,17 @@
-//! The "Commit" column header TestGrid derives from started/finished metadata.
+//! Column header values TestGrid derives from started/finished metadata: the "Commit" header
+//! and every other configured `column_header` (`convertResult` in `pkg/updater/gcs.go`).
 
 use serde_json::{Map, Value};
 
 /// What TestGrid shows for a header it has no value for (on a finished build).
 const MISSING: &str = "missing";
 
-/// Picks the version string like TestGrid's `metadata.Version`: first non-empty of a fixed list
-/// of keys, cut after the last `+` and to 9 characters; `None` where TestGrid says `missing`.
+/// The header name whose value falls back to the derived version.
+pub const COMMIT_HEADER: &str = "Commit";
+
+/// Picks the version string like TestGrid's `metadata.Version` (`metadata/job.go`): first
+/// non-empty of a fixed list of keys, then `strings.SplitN(val, "+", 2)` keeps what follows the
+/// FIRST `+`, cut to 9 bytes; `None` where TestGrid says `missing`.
 fn version(started: &Map<String, Value>, finished: &Map<String, Value>) -> Option<String> {
     let meta = finished.get("metadata").and_then(Value::as_object);
     let from = |obj: Option<&Map<String, Value>>, key: &str| {
@@ -27,9 +32,43 @@ fn version(started: &Map<String, Value>, finished: &Map<String, Value>) -> Optio
     ];
     let version = candidates.into_iter().flatten().next()?;
     let after_plus = version
-        .rsplit_once('+')
+        .split_once('+')
         .map_or(version.as_str(), |(_, tail)| tail);
-    Some(after_plus.chars().take(9).collect())
+    // Go's `val[:9]` cuts bytes; a split character is replaced (Go would keep the broken byte).
+    let cut = &after_plus.as_bytes()[..after_plus.len().min(9)];
+    Some(String::from_utf8_lossy(cut).into_owned())
+}
+
+/// The value TestGrid shows under configured header `header`: a string of that name in
+/// finished.json's metadata, else for `Commit` the derived version, else `missing`, which stays
+/// blank while the build is running (`convertResult` in `pkg/updater/gcs.go`).
+pub fn header_value(
+    header: &str,
+    started: &Map<String, Value>,
+    finished: &Map<String, Value>,
+    running: bool,
+) -> String {
+    let own = finished
+        .get("metadata")
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(header))
+        .and_then(Value::as_str);
+    if let Some(value) = own {
+        return value.to_owned();
+    }
+    let derived = (header == COMMIT_HEADER)
+        .then(|| version(started, finished))
+        .flatten();
+    match derived {
+        Some(v) => v,
+        None if running => String::new(),
+        None => MISSING.to_owned(),
+    }
+}
+
+/// Whether a header value is TestGrid's `missing`.
+pub fn is_missing(value: &str) -> bool {
+    value == MISSING
 }
 
 /// The `Commit` header as TestGrid fills it: a string `Commit` in finished.json's metadata
@@ -39,19 +78,7 @@ pub fn commit_header(
     finished: &Map<String, Value>,
     running: bool,
 ) -> String {
-    let own = finished
-        .get("metadata")
-        .and_then(Value::as_object)
-        .and_then(|m| m.get("Commit"))
-        .and_then(Value::as_str);
-    if let Some(commit) = own {
-        return commit.to_owned();
-    }
-    match version(started, finished) {
-        Some(v) => v,
-        None if running => String::new(),
-        None => MISSING.to_owned(),
-    }
+    header_value(COMMIT_HEADER, started, finished, running)
 }
 
 #[cfg(test)]
@@ -73,6 +100,26 @@ mod tests {
         assert_eq!(commit_header(&none, &finished, false), "v1.34.2");
         assert_eq!(commit_header(&none, &none, false), "missing");
         assert_eq!(commit_header(&none, &none, true), "");
+    }
+
+    #[test]
+    fn version_keeps_what_follows_the_first_plus() {
+        let none = Map::new();
+        let finished =
+            obj(json!({"metadata": {"job-version": "v1.34.0-alpha.1+3f2a9c1e77b0+dirty"}}));
+        assert_eq!(commit_header(&none, &finished, false), "3f2a9c1e7");
+    }
+
+    #[test]
+    fn other_headers_come_from_metadata_strings_or_read_missing() {
+        let none = Map::new();
+        let finished = obj(json!({"metadata": {"ccm-version": "0.1.0", "n": 3}}));
+        assert_eq!(
+            header_value("ccm-version", &none, &finished, false),
+            "0.1.0"
+        );
+        assert_eq!(header_value("n", &none, &finished, false), "missing");
+        assert_eq!(header_value("other", &none, &finished, true), "");
     }
 
     #[test]

@@ -128,6 +128,8 @@ mod tests {
                         started: 1000 * (n - i as i64),
                         finished: None,
                         commit: String::new(),
+                        headers: Vec::new(),
+                        readable: true,
                         overall: Cell::new(Status::Pass),
                         pod: None,
                         rows: status

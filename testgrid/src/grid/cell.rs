@@ -11,6 +11,8 @@ pub const DURATION_METRIC: &str = "test-duration-minutes";
 
 /// Testcase messages this long or longer are cut to their first and last half around `...`.
 const MESSAGE_BYTES: usize = 140;
+/// Every stored cell message longer than this is cut again when the updater appends the cell.
+const STORED_MESSAGE_BYTES: usize = 140;
 
 /// What one row shows for one build.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +141,33 @@ pub fn cut_message(message: &str) -> String {
     match String::from_utf8(cut) {
         Ok(valid) => valid,
         Err(e) => format!("invalid utf8: {}", to_valid_utf8(e.as_bytes(), "?")),
+    }
+}
+
+/// The message a cell finally shows: TestGrid's updater (`pkg/updater/updater.go`,
+/// `appendCell` calling `truncate(cell.Message, 140)`) cuts every cell message it stores, after
+/// the testcase message was already derived (see [`cut_message`]) and merged (see [`merge`]): a
+/// message over 140 bytes keeps its first and last 70 bytes around `...`, each half with any
+/// split character dropped (`strings.ToValidUTF8(s, "")`). So a merged flaky message, an
+/// `invalid utf8: ` message or a long Overall message is cut (again).
+pub fn stored_message(message: &str) -> String {
+    if message.len() <= STORED_MESSAGE_BYTES {
+        return message.to_owned();
+    }
+    let half = STORED_MESSAGE_BYTES / 2;
+    let bytes = message.as_bytes();
+    format!(
+        "{}...{}",
+        to_valid_utf8(&bytes[..half], ""),
+        to_valid_utf8(&bytes[bytes.len() - half..], "")
+    )
+}
+
+impl Cell {
+    /// This cell as TestGrid stores and shows it (message cut by [`stored_message`]).
+    pub fn stored(mut self) -> Self {
+        self.message = stored_message(&self.message);
+        self
     }
 }
 
@@ -324,6 +353,23 @@ mod tests {
     }
 
     #[test]
+    fn stored_message_cuts_over_140_bytes_dropping_split_characters() {
+        assert_eq!(stored_message(&"x".repeat(140)), "x".repeat(140));
+        assert_eq!(stored_message(&"x".repeat(141)).len(), 143);
+        // An `invalid utf8:` derived message (14 + 143 bytes) is cut again.
+        let derived = cut_message(&format!("a{}", "é".repeat(100)));
+        assert!(derived.starts_with("invalid utf8: ") && derived.len() > 140);
+        let stored = stored_message(&derived);
+        assert_eq!(stored.len(), 143 - 1, "one split byte dropped: {stored}");
+        assert!(stored.starts_with("invalid utf8: a"));
+        // After one "a", byte 70 splits an "é": the lone byte is dropped, not replaced.
+        assert_eq!(
+            stored_message(&format!("a{}", "é".repeat(80))),
+            format!("a{}...{}", "é".repeat(34), "é".repeat(35))
+        );
+    }
+
+    #[test]
     fn numeric_properties_become_averaged_metrics() {
         let props = [
             ("calls", "4"),
@@ -362,9 +408,15 @@ mod tests {
         // A failing first cell sets the bar: a passing message is never chosen.
         assert_eq!(msg(vec![fail(""), pass("p")]), "1/2 runs passed");
         assert_eq!(msg(vec![pass(""), pass("p")]), "2/2 runs passed: p");
-        // The merged message is not cut again.
+        // Merging itself keeps the whole message (17 bytes of prefix + 140)...
         let long = "m".repeat(140);
-        assert_eq!(msg(vec![fail(&long), pass("")]).len(), 140 + 17);
+        let merged = msg(vec![fail(&long), pass("")]);
+        assert_eq!(merged.len(), 140 + 17);
+        // ...but TestGrid's appendCell cuts it again when it stores the cell.
+        assert_eq!(
+            stored_message(&merged),
+            format!("1/2 runs passed: {}...{}", "m".repeat(53), "m".repeat(70))
+        );
     }
 
     #[test]

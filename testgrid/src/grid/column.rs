@@ -32,7 +32,7 @@ pub const OVERALL_ROW: &str = "Overall";
 pub const POD_ROW: &str = "Pod";
 
 /// Inputs that are not in the files: the clock and the test group's settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadOptions {
     /// "Now" in epoch seconds: decides RUNNING vs timed out.
     pub now: i64,
@@ -41,17 +41,29 @@ pub struct ReadOptions {
     pub days_of_results: u32,
     /// The opposite of the group's `disable_prowjob_analysis`: draw the `<job>.Pod` row.
     pub prowjob_analysis: bool,
+    /// The group's `column_header[].configuration_value`s, in order.
+    pub column_headers: Vec<String>,
 }
 
 impl ReadOptions {
-    /// Options as our generated configuration sets them ([`DAYS_OF_RESULTS`], no Pod row), at
-    /// `now`.
+    /// Options as our generated configuration sets them ([`DAYS_OF_RESULTS`], no Pod row, the
+    /// config writer's column headers), at `now`.
     pub fn at(now: i64) -> Self {
         Self {
             now,
             days_of_results: DAYS_OF_RESULTS,
             prowjob_analysis: false,
+            column_headers: crate::config::DEFAULT_COLUMN_HEADERS
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect(),
         }
+    }
+
+    /// When TestGrid's updater stops reading: `days_kept` before `now`.
+    fn stop(&self) -> i64 {
+        self.now
+            .saturating_sub(i64::from(self.days_kept()) * DAY_SECS)
     }
 
     /// The days TestGrid keeps: the group's `days_of_results`, or its default when that is 0.
@@ -64,10 +76,7 @@ impl ReadOptions {
 
     /// Whether a build that started at `started` is older than TestGrid keeps.
     fn too_old(&self, started: i64) -> bool {
-        started
-            < self
-                .now
-                .saturating_sub(i64::from(self.days_kept()) * DAY_SECS)
+        started < self.stop()
     }
 }
 
@@ -84,6 +93,14 @@ pub struct Column {
     pub finished: Option<i64>,
     /// The "Commit" header value (blank while running without a version).
     pub commit: String,
+    /// The configured column headers and their values (`missing` when finished.json has no
+    /// string for one, blank while running); an unreadable build shows the previous readable
+    /// build's values.
+    pub headers: Vec<(String, String)>,
+    /// Whether TestGrid could read the build. An unreadable one (too old, start time 0, a file
+    /// it cannot download) is only a lone cell in the plain `Overall` row, no test rows,
+    /// placed right after the previous readable build of the job (see [`place_unreadable`]).
+    pub readable: bool,
     /// The `<job>.Overall` cell.
     pub overall: Cell,
     /// The `<job>.Pod` cell, when the group analyses Prow pods.
@@ -93,9 +110,15 @@ pub struct Column {
 }
 
 impl Column {
-    /// The name of synthetic row `name` ([`OVERALL_ROW`] or [`POD_ROW`]) in this job's grid.
+    /// The name of synthetic row `name` ([`OVERALL_ROW`] or [`POD_ROW`]) in this job's grid:
+    /// `<job>.<name>`, or plain `name` for an unreadable build (`ancientColumn`/`erroredColumn`
+    /// in `pkg/updater/read.go` key their cell `Overall`).
     pub fn job_row(&self, name: &str) -> String {
-        format!("{}.{name}", self.job)
+        if self.readable {
+            format!("{}.{name}", self.job)
+        } else {
+            name.to_owned()
+        }
     }
 
     /// Name of the synthetic Overall row.
@@ -163,27 +186,29 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
         started: started.unwrap_or(0),
         finished: None,
         commit: String::new(),
+        headers: Vec::new(),
+        readable: true,
         overall: Cell::new(Status::Pass),
         pod: None,
         rows: Vec::new(),
     };
-    // testgrid.md §1.7: TestGrid's readResult drops a build that started before
-    // days_of_results as soon as started.json is read, before malformed files or JUnit count.
-    // A zero start stays RUNNING "start timestamp is 0" (§1.2).
+    // readResult (pkg/updater/read.go) turns a start before days_of_results into errAncient as
+    // soon as started.json is read, before malformed files or JUnit count; readColumns then
+    // draws a lone UNKNOWN Overall cell (ancientColumn), which InflateGrid drops on the next
+    // update as older than the grid keeps.
     if let Some(started) = started
         && started > 0
         && opts.too_old(started)
     {
         notes.note(Severity::Warning, Code::BuildTooOld, "started.json", format!(
-            "started more than days_of_results={} days ago: TestGrid shows UNKNOWN \"build too old\" and reads none of its other files",
+            "started more than days_of_results={} days ago: TestGrid reads none of its other files, shows a lone UNKNOWN cell in row Overall (\"build too old\") and drops the column on its next update",
             opts.days_kept()
         ));
-        column.overall = Cell::new(Status::Unknown).with_message("build too old");
-        column.commit = commit(&files, false);
-        return Ok(BuildRead {
-            column,
-            findings: notes.findings,
-        });
+        let cell = Cell::new(Status::Unknown).with_message(&format!(
+            "build too old; started {started} before {})",
+            opts.stop()
+        ));
+        return Ok(unreadable(column, cell, notes, opts));
     }
     let finished = metadata_files::finished(&mut notes, &files.finished, &mut download_failure);
     let podinfo = metadata_files::podinfo(
@@ -194,14 +219,23 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
     );
     column.finished = finished.as_ref().and_then(FinishedFields::completed_at);
     if let Some(failure) = download_failure {
-        column.overall = Cell::new(Status::ToolFail).with_message(&failure);
-        column.commit = commit(&files, false);
-        return Ok(BuildRead {
-            column,
-            findings: notes.findings,
-        });
+        // readColumns (pkg/updater/read.go) draws erroredColumn for any read error:
+        // "Failed to download <build>: <error>", where TestGrid names the build by its gs://
+        // path; offline it is `<job>/<build>/` [infer].
+        let cell = Cell::new(Status::ToolFail).with_message(&format!(
+            "Failed to download {}/{}/: {failure}",
+            column.job, column.build
+        ));
+        return Ok(unreadable(column, cell, notes, opts));
     }
     let started = column.started;
+    if started == 0 && notes.malformed.is_empty() {
+        // A zero (or absent) start: readColumns draws a lone cell with the noStartError text
+        // (message per read_test.go "include no-start-time column"; its status and the missing
+        // icon are [infer], RUNNING as testgrid.md §1.2 records).
+        let cell = Cell::new(Status::Running).with_message(NO_START_MESSAGE);
+        return Ok(unreadable(column, cell, notes, opts));
+    }
     if let Some(f) = column.finished
         && started > 0
         && f < started
@@ -212,22 +246,136 @@ pub fn read_build(dir: &Path, opts: &ReadOptions) -> Result<BuildRead, ReadError
     }
     let junit = junit_rows::read(dir, &mut notes);
     let deadline = deadline(started, finished.as_ref().and_then(|f| f.timestamp));
+    let timed_out = opts.now > deadline;
     column.overall = overall(
         &notes.malformed,
         started,
         column.finished.zip(finished.as_ref()),
         junit.any_failing_case,
-        opts.now > deadline,
+        timed_out,
     );
+    if timed_out && files.finished == JsonFile::Missing {
+        // Past the deadline a missing finished.json is no longer a running build but a FAIL.
+        for f in notes
+            .findings
+            .iter_mut()
+            .filter(|f| f.code == Code::FinishedMissing)
+        {
+            f.severity = Severity::Error;
+        }
+    }
     if opts.prowjob_analysis {
         column.pod = pod_cell(podinfo, column.overall.status, opts.now, deadline);
     }
     column.rows = junit.rows;
-    column.commit = commit(&files, column.overall.status == Status::Running);
+    let running = column.overall.status == Status::Running;
+    column.commit = commit(&files, running);
+    column.headers = headers(&files, opts, running);
+    if !running {
+        for (header, value) in &column.headers {
+            if crate::version::is_missing(value) {
+                notes.note(Severity::Warning, Code::HeaderMissing, "finished.json", format!(
+                    "the test group's column header {header:?} reads `missing`: finished.json metadata has no string {header:?}"
+                ));
+            }
+        }
+    }
     Ok(BuildRead {
-        column,
+        column: column.stored(),
         findings: notes.findings,
     })
+}
+
+/// The message of a build whose start time is 0 (`noStartError` in `pkg/updater/read.go`).
+pub const NO_START_MESSAGE: &str = "Start timestamp for this job is 0.";
+
+/// A build TestGrid cannot read normally: one cell in the plain `Overall` row, its headers
+/// blank until [`place_unreadable`] gives it the previous readable build's.
+fn unreadable(mut column: Column, cell: Cell, notes: Notes, opts: &ReadOptions) -> BuildRead {
+    column.readable = false;
+    column.headers = opts
+        .column_headers
+        .iter()
+        .map(|h| (h.clone(), String::new()))
+        .collect();
+    column.finished = None;
+    column.overall = cell;
+    column.pod = None;
+    column.rows.clear();
+    BuildRead {
+        column: column.stored(),
+        findings: notes.findings,
+    }
+}
+
+impl Column {
+    /// The column as TestGrid stores it: every message cut by [`Cell::stored`].
+    fn stored(mut self) -> Self {
+        self.overall = self.overall.stored();
+        self.pod = self.pod.map(Cell::stored);
+        self.rows = self
+            .rows
+            .into_iter()
+            .map(|(name, cell)| (name, cell.stored()))
+            .collect();
+        self
+    }
+}
+
+/// Places each unreadable build of a job where TestGrid's `readColumns`
+/// (`pkg/updater/read.go`) does: reading builds oldest id first, it gives a failed build the
+/// previous readable build's start (plus 0.01 ms per failure since, which our whole seconds
+/// cannot hold: the greater id wins the tie instead) and its header values (blank when there
+/// is none yet).
+pub fn place_unreadable(columns: &mut [Column]) {
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by(|&a, &b| {
+        columns[a]
+            .job
+            .cmp(&columns[b].job)
+            .then_with(|| crate::natural::natural_cmp(&columns[a].build, &columns[b].build))
+    });
+    let mut previous: Option<usize> = None;
+    for i in order {
+        if columns[i].readable {
+            previous = Some(i);
+            continue;
+        }
+        match previous.filter(|&p| columns[p].job == columns[i].job) {
+            Some(p) => {
+                let (started, headers, commit) = (
+                    columns[p].started,
+                    columns[p].headers.clone(),
+                    columns[p].commit.clone(),
+                );
+                let col = &mut columns[i];
+                col.started = started;
+                col.headers = headers;
+                col.commit = commit;
+            }
+            None => {
+                let col = &mut columns[i];
+                col.started = 0;
+                for (_, value) in &mut col.headers {
+                    value.clear();
+                }
+                col.commit.clear();
+            }
+        }
+    }
+}
+
+fn headers(files: &MetadataFiles, opts: &ReadOptions, running: bool) -> Vec<(String, String)> {
+    let empty = Map::new();
+    let started = as_object(&files.started).unwrap_or(&empty);
+    let finished = as_object(&files.finished).unwrap_or(&empty);
+    opts.column_headers
+        .iter()
+        .map(|h| {
+            let value = crate::version::header_value(h, started, finished, running);
+            (h.clone(), value)
+        })
+        .collect()
 }
 
 /// When TestGrid stops waiting for a build: an hour after its finish time when finished.json
@@ -266,10 +414,6 @@ fn overall(
         Cell::new(Status::Fail)
             .with_icon("E")
             .with_message(&format!("Malformed artifacts: {}", malformed.join(", ")))
-    } else if started == 0 {
-        Cell::new(Status::Running)
-            .with_icon("R")
-            .with_message("start timestamp is 0")
     } else if let Some((_, f)) = completed {
         match (f.passed, &f.result) {
             (Some(true), _) => Cell::new(Status::Pass),
@@ -280,16 +424,18 @@ fn overall(
                 } else {
                     Status::Fail
                 };
-                Cell::new(status)
-                    .with_icon("E")
-                    .with_message(&format!("finished.json missing passed (result {res})"))
+                // overallCell (pkg/updater/gcs.go): `finished.json missing "passed": <bool>`.
+                Cell::new(status).with_icon("E").with_message(&format!(
+                    "finished.json missing \"passed\": {}",
+                    status == Status::Pass
+                ))
             }
             (None, None) => Cell::new(Status::Fail),
         }
     } else if timed_out {
         Cell::new(Status::Fail)
             .with_icon("T")
-            .with_message("Testing did not complete within 24 hours")
+            .with_message("Build did not complete within 24 hours")
     } else {
         Cell::new(Status::Running)
             .with_icon("R")

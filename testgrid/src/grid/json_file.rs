@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 pub enum JsonFile {
     /// Not there.
     Missing,
-    /// Empty or cut short: TestGrid reports "Malformed artifacts".
-    Truncated(String),
-    /// Unreadable, not JSON, or a field of the wrong type: TestGrid fails to download the column.
+    /// Empty (nothing but white space): Go's decoder says `io.EOF`, which TestGrid's
+    /// `readResult` (`pkg/updater/read.go`) records as "Malformed artifacts".
+    Empty,
+    /// Unreadable, cut short, not JSON, or a field of the wrong type: TestGrid fails to download
+    /// the column. The text is what follows `decode: ` in TestGrid's error.
     Invalid(String),
     /// A decoded object.
     Object(Map<String, Value>),
@@ -24,11 +26,15 @@ pub fn read(dir: &Path, name: &str, typed: &[(&str, FieldType)]) -> JsonFile {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return JsonFile::Missing,
         Err(e) => return JsonFile::Invalid(format!("cannot read: {e}")),
     };
+    // util/gcs/read.go `readJSON` decodes with `json.NewDecoder(r).Decode`: an empty stream is
+    // `io.EOF` (malformed), a stream cut short `io.ErrUnexpectedEOF` ("unexpected EOF"), which
+    // readResult does not treat as malformed but as a failed download.
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return JsonFile::Empty;
+    }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
-        Err(e) if e.is_eof() => {
-            return JsonFile::Truncated(format!("unexpected end of JSON ({e})"));
-        }
+        Err(e) if e.is_eof() => return JsonFile::Invalid("unexpected EOF".to_owned()),
         Err(e) => return JsonFile::Invalid(format!("not valid JSON: {e}")),
     };
     let Value::Object(map) = value else {
@@ -143,14 +149,12 @@ mod tests {
             read(Path::new("/nonexistent"), "f.json", &[]),
             JsonFile::Missing
         );
-        assert!(matches!(
-            read_str("", STARTED_FIELDS),
-            JsonFile::Truncated(_)
-        ));
-        assert!(matches!(
+        assert_eq!(read_str("", STARTED_FIELDS), JsonFile::Empty);
+        assert_eq!(read_str(" \n", STARTED_FIELDS), JsonFile::Empty);
+        assert_eq!(
             read_str(r#"{"timestamp": 1"#, STARTED_FIELDS),
-            JsonFile::Truncated(_)
-        ));
+            JsonFile::Invalid("unexpected EOF".into())
+        );
         assert!(matches!(
             read_str(r#"{"timestamp": "1767225600"}"#, STARTED_FIELDS),
             JsonFile::Invalid(_)

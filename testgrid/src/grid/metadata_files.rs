@@ -66,7 +66,7 @@ const STARTED: MetadataFile = MetadataFile {
     path: "started.json",
     missing: Code::StartedMissing,
     missing_severity: Severity::Error,
-    missing_message: "no started.json: TestGrid uses start time 0 and shows the column as RUNNING (\"start timestamp is 0\")",
+    missing_message: "no started.json: TestGrid uses start time 0 and shows only a lone Overall cell \"Start timestamp for this job is 0.\"",
     malformed: Code::StartedMalformed,
     invalid: Code::StartedInvalid,
 };
@@ -74,8 +74,8 @@ const STARTED: MetadataFile = MetadataFile {
 const FINISHED: MetadataFile = MetadataFile {
     path: "finished.json",
     missing: Code::FinishedMissing,
-    missing_severity: Severity::Error,
-    missing_message: "no finished.json: TestGrid shows the column as RUNNING, then FAIL (icon T) 24 h after the start",
+    missing_severity: Severity::Warning,
+    missing_message: "no finished.json: TestGrid shows the build as running (a RUNNING column, normal while the job runs), then FAIL (icon T) 24 h after the start",
     malformed: Code::FinishedMalformed,
     invalid: Code::FinishedInvalid,
 };
@@ -104,12 +104,12 @@ fn decoded<'f>(
             notes.note(meta.missing_severity, meta.missing, p, meta.missing_message);
             None
         }
-        JsonFile::Truncated(e) => {
+        JsonFile::Empty => {
             notes.note(
                 Severity::Error,
                 meta.malformed,
                 p,
-                format!("{e}: Overall becomes FAIL \"Malformed artifacts\" (icon E)"),
+                "empty file: Overall becomes FAIL \"Malformed artifacts\" (icon E)",
             );
             notes.malformed.push(p.into());
             None
@@ -119,9 +119,12 @@ fn decoded<'f>(
                 Severity::Error,
                 meta.invalid,
                 p,
-                format!("{e}: TestGrid cannot decode it and shows only a TOOL_FAIL Overall cell"),
+                format!("{e}: TestGrid cannot decode it and shows only a lone TOOL_FAIL Overall cell \"Failed to download …\""),
             );
-            failure.get_or_insert(format!("Failed to download {p}: {e}"));
+            // readResult (pkg/updater/read.go) wraps readJSON's "decode: …" error with the
+            // file's stem ("started: ", "finished: ", "podinfo: ").
+            let stem = p.trim_end_matches(".json");
+            failure.get_or_insert(format!("{stem}: decode: {e}"));
             None
         }
         JsonFile::Object(map) => Some(map),
@@ -148,7 +151,7 @@ pub fn started(notes: &mut Notes, file: &JsonFile, failure: &mut Option<String>)
     let map = decoded(notes, file, &STARTED, failure)?;
     let ts = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
     if ts == 0 {
-        notes.note(Severity::Error, Code::StartedTimestampZero, p, "timestamp is missing or 0: TestGrid shows the column as RUNNING (\"start timestamp is 0\")");
+        notes.note(Severity::Error, Code::StartedTimestampZero, p, "timestamp is missing or 0: TestGrid shows only a lone Overall cell \"Start timestamp for this job is 0.\"");
     }
     check_seconds(notes, p, ts);
     if map.contains_key("metadata") {
@@ -199,6 +202,14 @@ pub fn finished(
             format!("result {res:?} is not one of {}", known.join(", ")),
         );
     }
+    if result.as_deref() == Some(JobResult::Aborted.as_str()) {
+        notes.note(
+            Severity::Info,
+            Code::AbortedShownAsFailure,
+            p,
+            "result ABORTED: TestGrid has no aborted state for GCS builds; it shows the build exactly like a failure (overallCell in pkg/updater/gcs.go reads only passed, or result == \"SUCCESS\")",
+        );
+    }
     if let (Some(passed), Some(res)) = (passed, &result)
         && passed != (JobResult::from_prow(res) == Some(JobResult::Success))
     {
@@ -224,12 +235,35 @@ pub fn finished(
                 "metadata keys {odd:?} are not strings, lists of strings or objects; TestGrid ignores them for column headers"
             ));
         }
+        check_email_addresses(notes, meta);
     }
     Some(FinishedFields {
         timestamp,
         passed,
         result,
     })
+}
+
+/// finished.json metadata key of the per-build alert recipients (`EmailListKey` in
+/// `pkg/updater/gcs.go`).
+pub const EMAIL_ADDRESSES_KEY: &str = "EmailAddresses";
+
+/// Flags an `EmailAddresses` TestGrid cannot use: `convertResult` (`pkg/updater/gcs.go`) reads
+/// it with `Metadata.MultiString`, which only takes a list of strings; anything else (a plain
+/// string, an empty list) gives no recipients and a logged "failed to extract dynamic email
+/// list" error.
+fn check_email_addresses(notes: &mut Notes, meta: &Map<String, Value>) {
+    let Some(value) = meta.get(EMAIL_ADDRESSES_KEY) else {
+        return;
+    };
+    let usable = value
+        .as_array()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string));
+    if !usable {
+        notes.note(Severity::Warning, Code::EmailAddressesNotList, FINISHED.path, format!(
+            "metadata {EMAIL_ADDRESSES_KEY} is {value}, not a non-empty list of strings: TestGrid drops it (logging an error), so the column has no alert recipients; write [\"a@example.com\"]"
+        ));
+    }
 }
 
 /// The decoded podinfo.json, if it decodes. TestGrid reads it for every build (cut short it

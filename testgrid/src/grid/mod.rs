@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::natural::natural_cmp;
 pub use cell::Cell;
-pub use column::{BuildRead, Column, DAYS_OF_RESULTS, ReadOptions, read_build};
+pub use column::{BuildRead, Column, DAYS_OF_RESULTS, ReadOptions, place_unreadable, read_build};
 pub use status::{Coalesced, Status};
 
 /// Columns and rows ready to draw or summarise.
@@ -25,6 +25,8 @@ pub struct Grid {
     /// Builds, newest `started` first (ties: greater build id first).
     pub columns: Vec<Column>,
     /// Row names: the synthetic Overall (and Pod) rows first, then tests in natural order.
+    /// This is our page's choice; TestGrid itself sorts every row naturally, see
+    /// [`Grid::testgrid_rows`].
     pub rows: Vec<String>,
     cells: Vec<BTreeMap<String, Cell>>,
 }
@@ -33,6 +35,7 @@ impl Grid {
     /// Builds the grid. With builds of more than one job, test rows are prefixed with
     /// `<job>.` and plain `Overall` (and `Pod`) rows are added, as in TestGrid's multi-job groups.
     pub fn new(mut columns: Vec<Column>) -> Self {
+        place_unreadable(&mut columns);
         columns.sort_by(|a, b| {
             b.started
                 .cmp(&a.started)
@@ -83,6 +86,15 @@ impl Grid {
         }
     }
 
+    /// The rows in the order TestGrid's dashboard lists them: `ConstructGrid`
+    /// (`pkg/updater/updater.go`) sorts every row, Overall included, by natural order of its
+    /// name (so `ccm-parity.*` comes before `ci-job.Overall`).
+    pub fn testgrid_rows(&self) -> Vec<&str> {
+        let mut rows: Vec<&str> = self.rows.iter().map(String::as_str).collect();
+        rows.sort_by(|a, b| natural_cmp(a, b));
+        rows
+    }
+
     /// The cell of `row` in column `index`, if that build has one.
     pub fn cell(&self, row: &str, index: usize) -> Option<&Cell> {
         self.cells.get(index).and_then(|m| m.get(row))
@@ -100,6 +112,8 @@ mod tests {
             started,
             finished: Some(started + 60),
             commit: "missing".into(),
+            headers: Vec::new(),
+            readable: true,
             overall: Cell::new(Status::Pass),
             pod: None,
             rows: rows
@@ -129,6 +143,7 @@ mod tests {
             &[("s.t10", Status::Pass), ("s.t9", Status::Fail)],
         )]);
         assert_eq!(g.rows, ["j.Overall", "s.t9", "s.t10"]);
+        assert_eq!(g.testgrid_rows(), ["j.Overall", "s.t9", "s.t10"]);
         assert_eq!(g.cell("s.t9", 0).map(|c| c.status), Some(Status::Fail));
         let g = Grid::new(vec![
             column("a", "1", 1, &[("s.x", Status::Pass)]),

@@ -260,6 +260,8 @@ mod tests {
             started,
             finished: (overall != Status::Running).then_some(started + 60),
             commit: String::new(),
+            headers: Vec::new(),
+            readable: true,
             overall: Cell::new(overall),
             pod: pod.map(Cell::new),
             rows: vec![("t".into(), Cell::new(test))],

@@ -26,7 +26,7 @@ fn everything_wrong_builds_say_every_finding_code() {
     t.file(
         "7",
         "finished.json",
-        r#"{"timestamp": 1767230000, "passed": true, "result": "PASSED", "metadata": {"attempts": 3, "job-version": "v1.34.2+abc"}}"#,
+        r#"{"timestamp": 1767230000, "passed": true, "result": "PASSED", "metadata": {"attempts": 3, "job-version": "v1.34.2+abc", "EmailAddresses": "oncall@example.com"}}"#,
     );
     let cases = r#"<testcase name="dup"/><testcase name="dup"><failure message="again"/></testcase>
 <testcase name="hidden"><skipped/></testcase>
@@ -41,18 +41,19 @@ fn everything_wrong_builds_say_every_finding_code() {
     );
     let huge = std::fs::File::create(t.job_dir().join("7/artifacts/junit_d.xml")).expect("huge");
     huge.set_len(MAX_JUNIT_BYTES + 1).expect("sparse file");
-    // Build 8: started.json cut short, finished.json without timestamp or passed, podinfo.json
-    // cut short.
-    t.file("8", "started.json", r#"{"timestamp": "#);
-    t.file("8", "finished.json", "{}");
-    t.file("8", "podinfo.json", r#"{"pod": "#);
-    // Build 9: a zero start, and a finished.json and podinfo.json TestGrid cannot decode.
+    // Build 8: an empty started.json, an aborted finished.json without timestamp or passed, an
+    // empty podinfo.json.
+    t.file("8", "started.json", " \n");
+    t.file("8", "finished.json", r#"{"result": "ABORTED"}"#);
+    t.file("8", "podinfo.json", "");
+    // Build 9: a zero start, and a finished.json and podinfo.json (cut short) TestGrid cannot
+    // decode.
     t.file("9", "started.json", r#"{"timestamp": 0}"#);
     t.file("9", "finished.json", r#""done""#);
-    t.file("9", "podinfo.json", r#"{"pod": 3}"#);
-    // Build 3: an undecodable started.json and a finished.json cut short.
+    t.file("9", "podinfo.json", r#"{"pod": "#);
+    // Build 3: an undecodable started.json and an empty finished.json.
     t.file("3", "started.json", "[1767229200]");
-    t.file("3", "finished.json", r#"{"timestamp": "#);
+    t.file("3", "finished.json", "");
     // Build 2: older than days_of_results, so its finished.json (before its start) is not read.
     t.file(
         "2",
@@ -80,13 +81,13 @@ fn everything_wrong_builds_say_every_finding_code() {
     let opts = ReadOptions::at(NOW);
     let analysis = ReadOptions {
         prowjob_analysis: true,
-        ..opts
+        ..opts.clone()
     };
     let mut out = String::new();
     let mut seen = BTreeSet::new();
     let mut dirs: Vec<_> = ["7", "8", "9", "3", "2", "rc1"]
         .iter()
-        .map(|id| (t.job_dir().join(id), opts))
+        .map(|id| (t.job_dir().join(id), opts.clone()))
         .collect();
     dirs.push((other, analysis));
     for (dir, opts) in dirs {

@@ -115,10 +115,11 @@ pub fn finished_passed(passed: bool) -> String {
     finished_at(START + 3600, passed)
 }
 
-/// A finished.json of `timestamp` with `passed`, its `result` and a `job-version`.
+/// A finished.json of `timestamp` with `passed`, its `result`, a `job-version` and the
+/// `ccm-version` our groups show as a column header.
 fn finished_at(timestamp: i64, passed: bool) -> String {
     format!(
-        r#"{{"timestamp": {timestamp}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2"}}}}"#,
+        r#"{{"timestamp": {timestamp}, "passed": {passed}, "result": "{}", "metadata": {{"job-version": "v1.34.2", "ccm-version": "0.1.0"}}}}"#,
         if passed { "SUCCESS" } else { "FAILURE" }
     )
 }

@@ -94,7 +94,8 @@ fn error_alone_and_failure_without_message() {
 
 /// The message is the first non-empty of error, failure, skipped (message and body joined by a
 /// newline), system-err, system-out; from 140 bytes on it keeps the first and last 70 bytes
-/// around "..." (bytes, so a split character makes it "invalid utf8: " with "?").
+/// around "..." (bytes, so a split character makes it "invalid utf8: " with "?"); every stored
+/// message over 140 bytes is then cut once more.
 #[test]
 fn cell_message_sources_and_140_byte_cut() {
     let long = format!("{}{}", "a".repeat(100), "z".repeat(100));
@@ -119,6 +120,9 @@ fn cell_message_sources_and_140_byte_cut() {
         .iter()
         .map(|(_, c)| c.message.len())
         .collect();
-    assert_eq!(lengths[4..], [143, 143, 14 + 69 + 1 + 3 + 70]);
+    // The split character's message is derived as "invalid utf8: " + 69 + "?" + "..." + 70
+    // bytes (157), then cut again when the updater stores the cell (appendCell's truncate in
+    // pkg/updater/updater.go): 69 bytes (a split "é" dropped) + "..." + 70.
+    assert_eq!(lengths[4..], [143, 143, 69 + 3 + 70]);
     insta::assert_snapshot!(report.render());
 }

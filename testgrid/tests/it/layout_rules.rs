@@ -9,8 +9,9 @@ use testgrid::finding::Code;
 use testgrid::grid::junit_rows::MAX_JUNIT_BYTES;
 use testgrid::grid::{ReadOptions, Status};
 
-/// Commit = finished.metadata `Commit` (uncut), else the first version key, cut after the last
-/// `+` and to 9 characters, else `missing` (blank while the build runs).
+/// Commit = finished.metadata `Commit` (uncut), else the first version key, cut after the first
+/// `+` (`metadata.Version`, metadata/job.go) and to 9 bytes, else `missing` (blank while the
+/// build runs).
 #[test]
 fn commit_header_precedence_plus_cut_and_override() {
     let t = Tree::new();

@@ -2,6 +2,7 @@
 //! writer's output read back through them, the terminal summary, and a headless-Chromium
 //! screenshot of the report.
 
+mod display_rules;
 mod findings;
 mod fixture;
 mod grid_rules;

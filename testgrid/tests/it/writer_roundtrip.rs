@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::fixture::{NOW, START, check};
 use testgrid::build_id::BuildId;
-use testgrid::finished::{Finished, JobResult};
+use testgrid::finished::{CCM_VERSION_KEY, Finished, JobResult};
 use testgrid::junit::{Case, JunitReport, Metric, SkipReason, Suite};
 use testgrid::layout::BuildLayout;
 use testgrid::started::Started;
@@ -63,7 +63,10 @@ fn written_build_reads_back_without_errors() {
     let junit = b.write_junit("parity", &report()).expect("junit");
     b.write_build_log("console log").expect("log");
     b.finish(
-        &Finished::new(START + 61, JobResult::Failure).with_metadata("job-version", "v1.34.2"),
+        &Finished::new(START + 61, JobResult::Failure)
+            .with_metadata("job-version", "v1.34.2")
+            .with_metadata(CCM_VERSION_KEY, "0.1.0")
+            .with_metadata_list("EmailAddresses", ["oncall@example.com"]),
     )
     .expect("finish");
 
@@ -81,6 +84,14 @@ fn written_build_reads_back_without_errors() {
         .filter(|f| f.severity == testgrid::finding::Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+    let headers = &report.read.column.headers;
+    assert_eq!(
+        headers,
+        &[
+            ("Commit".to_owned(), "v1.34.2".to_owned()),
+            ("ccm-version".to_owned(), "0.1.0".to_owned())
+        ]
+    );
     insta::assert_snapshot!(report.render());
     let _ = NOW;
 }
