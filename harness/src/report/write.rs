@@ -123,6 +123,10 @@ fn common_metadata(meta: &RunMeta, outcomes: &[ScenarioOutcome]) -> Vec<(&'stati
         ("provider", meta.provider.clone()),
         ("harness-version", meta.harness_version.clone()),
         (
+            testgrid::finished::CCM_VERSION_KEY,
+            meta.ccm_version.clone(),
+        ),
+        (
             "kubernetes-versions",
             versions.into_iter().collect::<Vec<_>>().join(","),
         ),

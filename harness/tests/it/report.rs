@@ -204,6 +204,11 @@ fn mixed_run_is_a_valid_failing_testgrid_build() {
     assert_eq!(finished["metadata"]["checks-errored"], "2");
     assert_eq!(finished["metadata"]["checks-skipped"], "1");
     assert_eq!(finished["metadata"]["revision"], "0123456789abcdef");
+    // The CCM version column header of our TestGrid groups.
+    assert_eq!(
+        finished["metadata"]["ccm-version"],
+        env!("CARGO_PKG_VERSION")
+    );
 
     let rows = rows(&dir);
     let row = |scenario: &str, label: &str| {
