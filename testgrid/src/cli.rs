@@ -334,6 +334,15 @@ fn run_publish(args: &PublishArgs) -> CliResult {
             .count();
         return Err(CliError::CheckFailed { errors, dirs: 1 }.into());
     }
+    // Say what TestGrid would show differently (e.g. a column header reading `missing`).
+    for f in report
+        .read
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::finding::Severity::Warning)
+    {
+        eprintln!("{f}");
+    }
     if let Some(to) = &args.to {
         let p = publish_to_dir(&args.build_dir, to)?;
         println!("published {}", p.dest.display());
@@ -383,6 +392,29 @@ mod tests {
             Ok(cli) => cli.command,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// A build without finished.json is TestGrid's RUNNING column: `check` passes unless
+    /// `--require-finished`.
+    #[test]
+    fn running_build_passes_check_unless_finished_is_required() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("ci-job/100");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("started.json"), r#"{"timestamp": 1767225600}"#).unwrap();
+        std::fs::write(root.path().join("ci-job/latest-build.txt"), "100").unwrap();
+        let dir = dir.display().to_string();
+        let check = |extra: &[&str]| {
+            let mut args = vec!["testgrid", "check", &dir, "--now", "1767229200"];
+            args.extend_from_slice(extra);
+            let Command::Testgrid(t) = parse(&args) else {
+                panic!("not testgrid")
+            };
+            run_testgrid(&t).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(&[]), Ok(()));
+        let e = check(&["--require-finished"]).unwrap_err();
+        assert!(e.contains("1 thing(s)"), "{e}");
     }
 
     /// Reading and summarising default to what `harness testgrid config` writes.

@@ -67,13 +67,7 @@ pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
         let _ = write!(
             h,
             "<th class=\"col\" title=\"{}\">{}<br><span>{}</span></th>",
-            esc(&format!(
-                "job {}\nbuild {}\nstarted {} UTC\ncommit {}",
-                col.job,
-                col.build,
-                utc_minute(col.started),
-                col.commit
-            )),
+            esc(&column_title(col)),
             esc(&short_build(&col.build)),
             esc(&utc_minute(col.started))
         );
@@ -129,8 +123,29 @@ pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
         let _ = write!(h, "<span><i class=\"{}\"></i>{}</span>", s.name(), s.name());
     }
     h.push_str("<span><i class=\"none\"></i>no result</span></div>\n");
+    // Our page lists the Overall (and Pod) rows first; TestGrid sorts every row by name
+    // (`harness testgrid check` prints that order).
+    h.push_str("<p class=\"legend\">Overall rows are listed first on this page; TestGrid itself sorts every row by name, Overall included.</p>\n");
     let _ = write!(h, "<script>{}</script>\n</body></html>\n", SCRIPT);
     h
+}
+
+/// A column header's hover text: the build, its start and every configured header's value
+/// (the Commit header when none are configured).
+fn column_title(col: &crate::grid::Column) -> String {
+    let mut t = format!(
+        "job {}\nbuild {}\nstarted {} UTC",
+        col.job,
+        col.build,
+        utc_minute(col.started)
+    );
+    if col.headers.is_empty() {
+        let _ = write!(t, "\ncommit {}", col.commit);
+    }
+    for (header, value) in &col.headers {
+        let _ = write!(t, "\n{header} {value}");
+    }
+    t
 }
 
 fn tooltip(row: &str, build: &str, c: &Cell) -> String {
