@@ -17,6 +17,8 @@
 //!   `read_test.go`);
 //! - JSON cut short fails the download ("decode: unexpected EOF"), only an empty file is
 //!   "Malformed artifacts" (`util/gcs/read.go` `readJSON`, `pkg/updater/read.go` `readResult`);
+//!   the malformed list is sorted and names a bad JUnit file as `<path>: <error>` (`readResult`;
+//!   the error text is our parser's, not Go's [infer]);
 //! - rows are sorted by natural order of their names, Overall included (`ConstructGrid`); our
 //!   HTML page lists Overall first by choice;
 //! - `EmailAddresses` is read only as a list of strings (`convertResult`, `MultiString`);

@@ -411,6 +411,10 @@ fn overall(
     // testgrid.md §1.7: an empty or cut-short file (even started.json) means "Malformed
     // artifacts", which TestGrid's overallCell decides before anything else.
     let mut cell = if !malformed.is_empty() {
+        // readResult (pkg/updater/read.go) sorts the malformed entries (file names, and
+        // "<path>: <error>" for JUnit files) before overallCell joins them.
+        let mut malformed = malformed.to_vec();
+        malformed.sort();
         Cell::new(Status::Fail)
             .with_icon("E")
             .with_message(&format!("Malformed artifacts: {}", malformed.join(", ")))

@@ -103,7 +103,11 @@ fn junit_file(
             rel,
             format!("{size} bytes is over TestGrid's limit of {MAX_JUNIT_BYTES} bytes: recorded as malformed, no rows"),
         );
-        notes.malformed.push(rel.to_owned());
+        // readResult (pkg/updater/read.go) lists a bad JUnit file as "<path>: <error>"; the
+        // error's wording here is ours [infer].
+        notes.malformed.push(format!(
+            "{rel}: {size} bytes over the {MAX_JUNIT_BYTES} byte limit"
+        ));
         return;
     }
     let bytes = match std::fs::read(path) {
@@ -115,7 +119,7 @@ fn junit_file(
                 rel,
                 format!("cannot read: {e}"),
             );
-            notes.malformed.push(rel.to_owned());
+            notes.malformed.push(format!("{rel}: {e}"));
             return;
         }
     };
@@ -127,7 +131,7 @@ fn junit_file(
         }
         Err(e) => {
             notes.note(Severity::Error, Code::JunitMalformed, rel, format!("{e}: TestGrid records the file as malformed (Overall FAIL, icon E) and reads no rows from it"));
-            notes.malformed.push(rel.to_owned());
+            notes.malformed.push(format!("{rel}: {e}"));
             return;
         }
     };
@@ -208,7 +212,12 @@ mod tests {
         junit_file(&path, "junit_x.xml", &mut notes, &mut by_name);
         let codes: Vec<Code> = notes.findings.iter().map(|f| f.code).collect();
         assert_eq!(codes, [Code::JunitUnreadable]);
-        assert_eq!(notes.malformed, ["junit_x.xml"]);
+        assert_eq!(notes.malformed.len(), 1);
+        assert!(
+            notes.malformed[0].starts_with("junit_x.xml: "),
+            "{:?}",
+            notes.malformed
+        );
     }
 
     #[test]
