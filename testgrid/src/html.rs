@@ -126,6 +126,9 @@ pub fn render(grid: &Grid, tab: &TabSummary, title: &str) -> String {
     // Our page lists the Overall (and Pod) rows first; TestGrid sorts every row by name
     // (`harness testgrid check` prints that order).
     h.push_str("<p class=\"legend\">Overall rows are listed first on this page; TestGrid itself sorts every row by name, Overall included.</p>\n");
+    // TestGrid has no aborted state for GCS builds: `overallCell` (pkg/updater/gcs.go) reads
+    // only `passed` or `result == "SUCCESS"`, so an aborted build is drawn as a failure.
+    h.push_str("<p class=\"legend\">An aborted build (finished.json <code>result: ABORTED</code>) is shown as a failure, here and on TestGrid, which has no aborted state.</p>\n");
     let _ = write!(h, "<script>{}</script>\n</body></html>\n", SCRIPT);
     h
 }

@@ -428,8 +428,24 @@ fn aborted_builds_show_exactly_like_failures() {
         Some(done(START, JobResult::Aborted)),
     );
     let failed = check(&failed);
+    let aborted_dir = aborted.clone();
     let aborted = check(&aborted);
     assert_eq!(aborted.read.column.overall, failed.read.column.overall);
     assert_eq!(aborted.read.column.rows, failed.read.column.rows);
     assert!(codes(&aborted).contains(&Code::AbortedShownAsFailure));
+    // The HTML report says so too, since a reader of our page would otherwise expect a
+    // separate aborted colour.
+    let grid = grid_of(&[aborted_dir], &ReadOptions::at(NOW));
+    let tab = testgrid::grid::tab_status::summarize(
+        &grid,
+        &testgrid::grid::tab_status::TabSettings::default(),
+        NOW,
+    );
+    let page = testgrid::html::render(&grid, &tab, "aborted");
+    assert!(
+        page.contains(
+            "aborted build (finished.json <code>result: ABORTED</code>) is shown as a failure"
+        ),
+        "{page}"
+    );
 }
