@@ -14,3 +14,4 @@ mod snapshot;
 mod supervisor;
 mod switch;
 mod testgrid_cli;
+mod timeline;
