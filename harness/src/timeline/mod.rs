@@ -24,7 +24,7 @@ mod text;
 mod violation;
 
 pub use build::{Recorded, build};
-pub use load::{LoadError, load_dir, write_svg};
+pub use load::{LoadError, Loaded, load_dir, write_svg};
 pub use model::{
     Lane, LaneGroup, ResourceKind, Span, SpanKind, Step, Tick, TickKind, Timeline, Violation,
 };
