@@ -28,7 +28,7 @@ pub use load::{LoadError, Loaded, load_dir, write_svg};
 pub use model::{
     Lane, LaneGroup, ResourceKind, Span, SpanKind, Step, Tick, TickKind, Timeline, Violation,
 };
-pub use svg::render_svg;
+pub use svg::{VIOLATION, render_svg, resource_colour, span_colour};
 pub use text::render_text;
 
 /// File name of the picture beside a scenario's artifacts.

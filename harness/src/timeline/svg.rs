@@ -110,7 +110,7 @@ pub fn render_svg(t: &Timeline) -> String {
             esc(&clip(&lane_label(lane.group, &lane.label), 38))
         );
     }
-    // Spans, then ticks, per lane.
+    // Spans per lane.
     for (i, lane) in t.lanes.iter().enumerate() {
         let y = lanes_y + LANE_H * i as f64;
         for s in &lane.spans {
@@ -131,6 +131,44 @@ pub fn render_svg(t: &Timeline) -> String {
                 Timeline::seconds(s.to_ms)
             );
         }
+    }
+    // Steps: dashed lines over the lanes, labels staggered over three rows.
+    for (i, step) in t.steps.iter().enumerate() {
+        let sx = x(step.at_ms);
+        let ly = steps_y + STEP_ROW_H * (i % STEP_ROWS) as f64 + 9.0;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{sx:.1}\" y1=\"{:.1}\" x2=\"{sx:.1}\" y2=\"{axis_y:.1}\" stroke=\"#57606a\" \
+             stroke-dasharray=\"3,3\"/><text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"10\" \
+             fill=\"#57606a\">{} {}</text>",
+            ly + 2.0,
+            sx + 2.0,
+            esc(&step.label),
+            Timeline::seconds(step.at_ms)
+        );
+    }
+    // The violations: a solid line at the moment.
+    for v in &t.violations {
+        let Some(at) = v.at_ms else { continue };
+        let vx = x(at);
+        let _ = writeln!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"3.0\" height=\"{:.1}\" fill=\"{VIOLATION}\">\
+             <title>{} violated {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\" font-weight=\"bold\" \
+             fill=\"{VIOLATION}\">✗ {}</text>",
+            vx - 1.5,
+            lanes_y,
+            lanes_h,
+            esc(&v.check),
+            Timeline::seconds(at),
+            vx + 3.0,
+            lanes_y - 2.0,
+            esc(&v.check)
+        );
+    }
+    // ARM writes and node marks last, over the lines: two writers at one moment stay visible.
+    for (i, lane) in t.lanes.iter().enumerate() {
+        let y = lanes_y + LANE_H * i as f64;
         for tick in &lane.ticks {
             let tx = x(tick.at_ms);
             let title = format!(
@@ -176,40 +214,6 @@ pub fn render_svg(t: &Timeline) -> String {
                 }
             }
         }
-    }
-    // Steps: dashed lines over the lanes, labels staggered over three rows.
-    for (i, step) in t.steps.iter().enumerate() {
-        let sx = x(step.at_ms);
-        let ly = steps_y + STEP_ROW_H * (i % STEP_ROWS) as f64 + 9.0;
-        let _ = writeln!(
-            out,
-            "<line x1=\"{sx:.1}\" y1=\"{:.1}\" x2=\"{sx:.1}\" y2=\"{axis_y:.1}\" stroke=\"#57606a\" \
-             stroke-dasharray=\"3,3\"/><text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"10\" \
-             fill=\"#57606a\">{} {}</text>",
-            ly + 2.0,
-            sx + 2.0,
-            esc(&step.label),
-            Timeline::seconds(step.at_ms)
-        );
-    }
-    // The violations: a solid line at the moment.
-    for v in &t.violations {
-        let Some(at) = v.at_ms else { continue };
-        let vx = x(at);
-        let _ = writeln!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"3.0\" height=\"{:.1}\" fill=\"{VIOLATION}\">\
-             <title>{} violated {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\" font-weight=\"bold\" \
-             fill=\"{VIOLATION}\">✗ {}</text>",
-            vx - 1.5,
-            lanes_y,
-            lanes_h,
-            esc(&v.check),
-            Timeline::seconds(at),
-            vx + 3.0,
-            lanes_y - 2.0,
-            esc(&v.check)
-        );
     }
     axis(&mut out, t, axis_y, &x);
     legend(&mut out, legend_y);

@@ -15,3 +15,4 @@ mod supervisor;
 mod switch;
 mod testgrid_cli;
 mod timeline;
+mod timeline_screenshot;
