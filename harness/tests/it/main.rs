@@ -10,6 +10,7 @@ mod report;
 mod run;
 mod scenario_cli;
 mod scratch;
+mod shard_merge;
 mod snapshot;
 mod supervisor;
 mod switch;
