@@ -17,6 +17,8 @@
 
 mod attribution;
 mod build;
+#[cfg(test)]
+mod build_tests;
 mod load;
 mod model;
 mod svg;

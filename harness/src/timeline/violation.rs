@@ -65,4 +65,22 @@ mod tests {
         r.details.clear();
         assert_eq!(moment(&r, |_| Some(1)), None);
     }
+
+    #[test]
+    fn reads_what_the_checks_write() {
+        let marks = [crate::record::Mark {
+            at_ms: 10_000,
+            kind: crate::record::MarkKind::SwitchStarted,
+        }];
+        let intent = crate::checks::Intent::from_marks(&marks);
+        for at in [12_345, 7_500] {
+            let r = CheckResult::new(
+                CheckName::Downtime,
+                Verdict::Fail,
+                format!("web down {}", intent.when(at)),
+            );
+            let want = ((at - 10_000) as f64 / 100.0).round() as i64 * 100;
+            assert_eq!(moment(&r, |_| None), Some(want), "{}", r.reason);
+        }
+    }
 }

@@ -94,7 +94,10 @@ fn every_scenario_meets_its_expectation_and_each_negative_fails_for_its_check() 
         .collect();
     let mut sorted = files.clone();
     sorted.sort();
-    assert_eq!(ran, sorted, "the shards run every scenario once\n{all_text}");
+    assert_eq!(
+        ran, sorted,
+        "the shards run every scenario once\n{all_text}"
+    );
 
     let artifacts = scratch.0.join("merged");
     let mut merge = vec![

@@ -19,7 +19,9 @@ fn a_bad_shard_flag_is_refused_naming_the_flag_and_the_accepted_values() {
         let (_, err) = text(&out);
         assert!(!out.status.success(), "{bad} accepted");
         assert!(
-            err.contains(&format!("--shard {bad}: expected I/N with whole numbers 1 <= I <= N")),
+            err.contains(&format!(
+                "--shard {bad}: expected I/N with whole numbers 1 <= I <= N"
+            )),
             "{err}"
         );
     }
@@ -58,14 +60,24 @@ fn outcome(name: &str, started_ms: i64, verdict: Verdict, root: &Path) -> Scenar
         started_ms,
         duration_ms: 10_000,
         phases: Vec::new(),
-        checks: vec![CheckResult::new(CheckName::NodeUidStable, verdict, "reason")],
+        checks: vec![CheckResult::new(
+            CheckName::NodeUidStable,
+            verdict,
+            "reason",
+        )],
         failure: None,
         artifacts: harness::run::scenario::scenario_dir(root, name),
     }
 }
 
 /// A shard build as `harness run --shard` leaves it: outcomes, results, shard record.
-fn shard_build(dir: &Path, shard: Shard, suite: &[&str], outcomes: &[ScenarioOutcome], started_ms: i64) {
+fn shard_build(
+    dir: &Path,
+    shard: Shard,
+    suite: &[&str],
+    outcomes: &[ScenarioOutcome],
+    started_ms: i64,
+) {
     for o in outcomes {
         std::fs::create_dir_all(&o.artifacts).expect("scenario dir");
         std::fs::write(
@@ -137,8 +149,14 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
         std::fs::read_to_string(merged.join("artifacts/junit_01.xml")).expect("junit"),
         std::fs::read_to_string(whole.join("artifacts/junit_01.xml")).expect("junit"),
     );
-    assert_eq!(json(merged.join("started.json")), json(whole.join("started.json")));
-    assert_eq!(json(merged.join("finished.json")), json(whole.join("finished.json")));
+    assert_eq!(
+        json(merged.join("started.json")),
+        json(whole.join("started.json"))
+    );
+    assert_eq!(
+        json(merged.join("finished.json")),
+        json(whole.join("finished.json"))
+    );
     for name in suite {
         let dir = merged.join("artifacts/scenarios").join(name);
         assert!(dir.join("marks.json").is_file(), "{name} copied");
@@ -167,7 +185,10 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
     // A missing shard, a repeated one: refused with what is wrong.
     let err = merge_shards(&scratch.0.join("m3"), &[s1.clone()]).expect_err("shard 2 missing");
     assert!(err.to_string().contains("shard 2/2 is missing"), "{err}");
-    assert!(err.to_string().contains("scenario 02-b has no outcome"), "{err}");
+    assert!(
+        err.to_string().contains("scenario 02-b has no outcome"),
+        "{err}"
+    );
     let err = merge_shards(&scratch.0.join("m4"), &[s1.clone(), s1.clone(), s2.clone()])
         .expect_err("shard 1 twice");
     assert!(err.to_string().contains("shard 1/2 given 2 times"), "{err}");
