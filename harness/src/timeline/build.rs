@@ -174,8 +174,7 @@ fn process_lanes(rec: &Recorded<'_>, rel: &impl Fn(i64) -> i64, end: i64) -> Vec
     order
         .into_values()
         .map(|mut l| {
-            l.spans
-                .sort_by(|a, b| (a.kind, a.from_ms).cmp(&(b.kind, b.from_ms)));
+            l.spans.sort_by_key(|s| (s.kind, s.from_ms));
             l
         })
         .collect()

@@ -183,7 +183,8 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
     assert!(stdout.contains("1 build(s)"), "{stdout}");
 
     // A missing shard, a repeated one: refused with what is wrong.
-    let err = merge_shards(&scratch.0.join("m3"), &[s1.clone()]).expect_err("shard 2 missing");
+    let err = merge_shards(&scratch.0.join("m3"), std::slice::from_ref(&s1))
+        .expect_err("shard 2 missing");
     assert!(err.to_string().contains("shard 2/2 is missing"), "{err}");
     assert!(
         err.to_string().contains("scenario 02-b has no outcome"),
