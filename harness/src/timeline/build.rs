@@ -59,7 +59,7 @@ pub fn build(rec: &Recorded<'_>) -> Timeline {
     let mut lanes = process_lanes(rec, &rel, end);
     writes(rec, &rel, &mut lanes);
     lanes.extend(lease_lanes(rec, &rel));
-    lanes.extend(service_lanes(rec.samples, &rel));
+    lanes.extend(service_lanes(rec.samples, rec.marks, &rel));
     lanes.push(node_lane(rec, &rel));
     let seq_ms: BTreeMap<u64, i64> = rec
         .journal
@@ -287,16 +287,27 @@ fn lease_lanes(rec: &Recorded<'_>, rel: &impl Fn(i64) -> i64) -> Vec<Lane> {
         .collect()
 }
 
-/// One lane per Service seen in the LB state: up, down after having served, or not yet serving.
-fn service_lanes(samples: &[Sample], rel: &impl Fn(i64) -> i64) -> Vec<Lane> {
+/// One lane per Service seen in the LB state: up, down after having served, or not yet serving;
+/// once the scenario deleted it, only while it still serves (losing it then is no downtime).
+fn service_lanes(samples: &[Sample], marks: &[Mark], rel: &impl Fn(i64) -> i64) -> Vec<Lane> {
+    let deleted: BTreeMap<String, i64> = marks
+        .iter()
+        .filter_map(|m| match &m.kind {
+            MarkKind::ServiceDeleted(o) => Some((o.to_string(), m.at_ms)),
+            _ => None,
+        })
+        .collect();
     let mut lanes: BTreeMap<String, (Lane, bool)> = BTreeMap::new();
     for (i, s) in samples.iter().enumerate() {
         let next = samples.get(i + 1).map_or(s.at_ms + 250, |n| n.at_ms);
         for f in s.lb.iter().flatten() {
+            let up = f.has_rule && f.ready_backends > 0;
+            if !up && deleted.get(&f.service).is_some_and(|at| s.at_ms >= *at) {
+                continue;
+            }
             let (lane, served) = lanes
                 .entry(f.service.clone())
                 .or_insert_with(|| (lane(LaneGroup::Service, &f.service), false));
-            let up = f.has_rule && f.ready_backends > 0;
             let (kind, note) = match (up, *served) {
                 (true, _) => (SpanKind::Up, "serving".to_owned()),
                 (false, true) => (

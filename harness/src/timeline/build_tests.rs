@@ -61,8 +61,15 @@ fn write(seq: u64, at: &str, status: u16, path: &str) -> JournalEntry {
 }
 
 fn timeline(samples: &[Sample], journal: &[JournalEntry]) -> Timeline {
-    let marks: Vec<Mark> =
-        serde_json::from_value(json!([{"atMs": T0, "kind": "switchStarted"}])).expect("marks");
+    with_marks(
+        samples,
+        journal,
+        json!([{"atMs": T0, "kind": "switchStarted"}]),
+    )
+}
+
+fn with_marks(samples: &[Sample], journal: &[JournalEntry], marks: serde_json::Value) -> Timeline {
+    let marks: Vec<Mark> = serde_json::from_value(marks).expect("marks");
     let roster = [process("ccm-a", "id-a"), process("ccm-b", "id-b")];
     build(&Recorded {
         outcome: &outcome(),
@@ -113,6 +120,29 @@ fn a_service_that_served_then_lost_its_backends_shows_downtime() {
         (TickKind::NodeInit, 500)
     );
     assert_eq!(t.violations[0].at_ms, Some(500));
+}
+
+#[test]
+fn a_service_the_scenario_deleted_shows_no_downtime_after_the_deletion() {
+    let samples = [
+        sample(0, true, 1, false, "id-a"),
+        sample(250, true, 1, false, "id-a"),
+        sample(500, false, 0, false, "id-a"),
+        sample(750, false, 0, false, "id-a"),
+    ];
+    let marks = json!([
+        {"atMs": T0, "kind": "switchStarted"},
+        {"atMs": T0 + 300, "kind": "serviceDeleted", "namespace": "default", "name": "web"}
+    ]);
+    let t = with_marks(&samples, &[], marks);
+    let web = t
+        .lanes
+        .iter()
+        .find(|l| l.group == LaneGroup::Service)
+        .expect("service lane");
+    let kinds: Vec<SpanKind> = web.spans.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds, vec![SpanKind::Up]);
+    assert_eq!(web.spans[0].to_ms, 500);
 }
 
 #[test]
