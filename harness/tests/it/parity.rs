@@ -52,7 +52,7 @@ fn every_scenario_meets_its_expectation_and_each_negative_fails_for_its_check() 
                 scope.spawn(move || {
                     std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
                         .current_dir(root)
-                        .args(["run", "--plain", "--jobs", "1", "--shard"])
+                        .args(["run", "--plain", "--verbose", "--jobs", "1", "--shard"])
                         .arg(format!("{}/{SHARDS}", i + 1))
                         .arg("--artifacts")
                         .arg(dir)
@@ -98,6 +98,22 @@ fn every_scenario_meets_its_expectation_and_each_negative_fails_for_its_check() 
         ran, sorted,
         "the shards run every scenario once\n{all_text}"
     );
+    // --verbose: each shard printed its scenarios' timelines, one line per lane.
+    for (dir, (out, _)) in shard_dirs.iter().zip(&texts) {
+        for o in outcomes(dir) {
+            let name = o["name"].as_str().unwrap_or_default();
+            let head = format!("{name} — switch timeline");
+            assert!(
+                out.contains(&head),
+                "no terminal timeline for {name}\n{out}"
+            );
+        }
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("lease ") && l.contains('│')),
+            "no lease lane in\n{out}"
+        );
+    }
 
     let artifacts = scratch.0.join("merged");
     let mut merge = vec![
