@@ -14,3 +14,4 @@ pub mod scenario;
 pub mod snapshot;
 pub mod supervisor;
 pub mod switch;
+pub mod timeline;

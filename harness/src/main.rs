@@ -19,8 +19,9 @@ struct Cli {
 enum Command {
     /// Run parity scenarios on embedded clusters; results in the layout TestGrid reads.
     Run(harness::run::RunArgs),
-    /// Draw the results of one or many build directories as an offline HTML grid.
-    Report(testgrid::cli::ReportArgs),
+    /// Draw the results of one or many build directories as an offline HTML grid (`--merge`:
+    /// the shards of one run first merged into one build, drawn as one column).
+    Report(harness::report::ReportCommand),
     /// TestGrid tools: check a build directory, write configuration, publish.
     Testgrid(testgrid::cli::TestgridArgs),
     /// Generate and lint in-tree and out-of-tree manifests.
@@ -41,7 +42,7 @@ fn main() -> anyhow::Result<()> {
             let code = harness::run::suite::main(args)?;
             std::process::exit(code);
         }
-        Command::Report(args) => testgrid::cli::run_report(args).map_err(anyhow::Error::from_boxed),
+        Command::Report(args) => harness::report::run_report(args),
         Command::Testgrid(args) => {
             testgrid::cli::run_testgrid(args).map_err(anyhow::Error::from_boxed)
         }

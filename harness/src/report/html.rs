@@ -1,5 +1,6 @@
 //! `artifacts/report.html`: one self-contained page (inline style, no script, no external asset)
-//! with a header per scenario and one row per check, every text escaped.
+//! with a header per scenario, its switch timeline (the scenario's `timeline.svg`, inline, when
+//! the run wrote one) and one row per check, every text escaped.
 
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -99,6 +100,13 @@ fn scenario(out: &mut String, o: &ScenarioOutcome, page_dir: &Path) {
             phases.join(" · ")
         );
     }
+    if let Some(svg) = timeline_svg(&o.artifacts) {
+        let _ = writeln!(
+            out,
+            "<tr class=\"timeline\"><td colspan=\"6\">\n{}</td></tr>",
+            svg.trim_end()
+        );
+    }
     if o.failure.is_some() {
         // The check rows follow, so the run row need not list them again.
         let mut run = run_row(o);
@@ -151,6 +159,13 @@ fn row(out: &mut String, scenario: &str, r: &Row) {
     );
 }
 
+/// The scenario's `timeline.svg`, when present and an SVG document written by the harness.
+fn timeline_svg(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(crate::timeline::SVG_FILE)).ok()?;
+    text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\"")
+        .then_some(text)
+}
+
 /// `target` relative to `from` when both resolve against the same working directory
 /// (`../01-cold/`), else as given.
 fn link(from: &Path, target: &Path) -> String {
@@ -201,7 +216,7 @@ th,td{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top
 thead th{background:#f0f0f0}tr.head th{background:#f6f8fa;font-weight:normal}\
 tr.head.bad th{background:#ffebe9}.badge{display:inline-block;padding:0 .4em;border-radius:3px;color:#fff}\
 .badge.good{background:#1a7f37}.badge.bad{background:#cf222e}.why{color:#cf222e}\
-tr.phases td{color:#555;font-size:.8em}\
+tr.phases td{color:#555;font-size:.8em}tr.timeline td{overflow-x:auto}svg.timeline{display:block}\
 tr.good td.verdict{background:#dafbe1;color:#1a7f37}tr.bad td.verdict{background:#ffebe9;color:#cf222e}\
 tr.neutral td.verdict{background:#eee;color:#555}pre{white-space:pre-wrap;margin:0}";
 

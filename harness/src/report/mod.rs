@@ -1,7 +1,8 @@
 //! What a `harness run` leaves behind for people and for TestGrid: one TestGrid build directory
 //! (`started.json`, `finished.json`, `artifacts/junit_01.xml`, written through the `testgrid`
 //! crate), a self-contained HTML page (`artifacts/report.html`), the terminal summary table and the
-//! progress display. Every report is drawn from the same `&[ScenarioOutcome]`, in the order given
+//! progress display; and the merge of a sharded run's build directories into one (`merge`).
+//! Every report is drawn from the same `&[ScenarioOutcome]`, in the order given
 //! (TestGrid sorts its rows itself; the page and the table keep the caller's order).
 //!
 //! How a scenario becomes TestGrid rows (row name = `<testsuite>.<testcase>`, GoogleCloudPlatform/
@@ -31,17 +32,21 @@
 //!   TestGrid only reads `finished.json`'s (testgrid.md §1.3 calls the started one deprecated), so the
 //!   keys are written to both.
 
+mod command;
 mod duration;
 mod html;
 mod judgement;
 mod junit;
+mod merge;
 mod meta;
 mod progress;
 mod summary;
 mod write;
 
+pub use command::{ReportCommand, run_report};
 pub use html::render_html;
 pub use junit::{SUITE, junit_report};
+pub use merge::{MergeError, merge_shards};
 pub use meta::{DEFAULT_JOB, RunMeta};
 pub use progress::Progress;
 pub use summary::summary_table;

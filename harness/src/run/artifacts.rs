@@ -1,5 +1,6 @@
 //! A scenario's files beside its logs: the plan it ran, each snapshot, the samples, the run's marks,
-//! the roster of manager processes and the outcome, as pretty JSON a human can diff.
+//! the roster of manager processes and the outcome, as pretty JSON a human can diff; and the
+//! switch timeline drawn from them (`timeline.svg`).
 
 use std::path::Path;
 
@@ -10,6 +11,7 @@ use crate::record::Mark;
 use crate::roster::ManagedProcess;
 use crate::scenario::ScenarioPlan;
 use crate::snapshot::{Sample, Snapshot};
+use crate::timeline;
 
 /// Writing a scenario file failed.
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +35,7 @@ fn write<T: Serialize + ?Sized>(dir: &Path, name: &str, value: &T) -> Result<(),
 }
 
 /// Writes `plan.json`, `snapshot-<label>.json` per snapshot, `samples.json`, `marks.json`,
-/// `roster.json` and `outcome.json` into `dir`.
+/// `roster.json`, `outcome.json` and `timeline.svg` into `dir`.
 pub fn write_scenario(
     dir: &Path,
     plan: &ScenarioPlan,
@@ -50,5 +52,20 @@ pub fn write_scenario(
     write(dir, "samples.json", samples)?;
     write(dir, "marks.json", marks)?;
     write(dir, "roster.json", roster)?;
-    write(dir, "outcome.json", outcome)
+    write(dir, "outcome.json", outcome)?;
+    let journal = snapshots
+        .last()
+        .map(|s| s.journal.as_slice())
+        .unwrap_or_default();
+    let recorded = timeline::Recorded {
+        outcome,
+        roster,
+        marks,
+        samples,
+        journal,
+    };
+    timeline::write_svg(dir, &recorded).map_err(|e| ArtifactError {
+        path: e.path,
+        reason: e.reason,
+    })
 }

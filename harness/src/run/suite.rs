@@ -11,10 +11,12 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::scenario::{RunOptions, run_scenario, scenario_dir};
+use super::shard::{Shard, ShardRecord};
 use crate::outcome::ScenarioOutcome;
 use crate::report::{self, Progress, RunMeta};
 use crate::scenario::{self, ScenarioPlan};
 use crate::supervisor::ShutdownSignals;
+use crate::timeline;
 
 /// Flags of `harness run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -34,6 +36,14 @@ pub struct RunArgs {
     /// Plain progress lines even on a terminal.
     #[arg(long)]
     pub plain: bool,
+    /// After the run, print each scenario's switch timeline (one line per lane); meant for a
+    /// run of one scenario.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Run only shard I of N (1-based) of the scenarios, chosen by a fixed hash of each name;
+    /// merge the shards' build directories with `harness report OUT --merge DIR...`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
 }
 
 /// Two scenarios per core: a scenario's processes mostly wait (leases, polls, settle periods),
@@ -50,11 +60,26 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
     if args.jobs == 0 {
         bail!("--jobs 0: accepted values are 1 or more");
     }
+    let suite: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+    let plans: Vec<ScenarioPlan> = match args.shard {
+        Some(shard) => plans
+            .into_iter()
+            .filter(|p| shard.contains(&p.name))
+            .collect(),
+        None => plans,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(run(args, plans))
+    let code = runtime.block_on(run(args, plans))?;
+    if let Some(shard) = args.shard {
+        let record = ShardRecord { shard, suite };
+        record
+            .write(&args.artifacts)
+            .with_context(|| format!("writing the shard record in {}", args.artifacts.display()))?;
+    }
+    Ok(code)
 }
 
 /// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every
@@ -125,10 +150,29 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
     report::write_results(&args.artifacts, &meta, &outcomes, args.junit_only)
         .with_context(|| format!("writing results to {}", args.artifacts.display()))?;
     println!("{}", report::summary_table(&outcomes));
+    if args.verbose {
+        print_timelines(&outcomes);
+    }
     let met = outcomes.iter().filter(|o| o.met_expectation()).count();
     println!("results in {}", args.artifacts.display());
     Ok(if met == outcomes.len() { 0 } else { 1 })
 }
+
+/// Each scenario's timeline in terminal lines, read back from its artifacts.
+fn print_timelines(outcomes: &[ScenarioOutcome]) {
+    for o in outcomes {
+        match timeline::load_dir(&o.artifacts) {
+            Ok(loaded) => println!(
+                "\n{}",
+                timeline::render_text(&timeline::build(&loaded.recorded()), TEXT_CELLS)
+            ),
+            Err(e) => eprintln!("{}: no timeline: {e}", o.name),
+        }
+    }
+}
+
+/// Cells of the terminal timeline (with the lane labels, about 110 columns).
+const TEXT_CELLS: usize = 72;
 
 /// The commit checked out in the current directory, when it is a git work tree.
 fn git_commit() -> Option<String> {
