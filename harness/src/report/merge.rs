@@ -181,6 +181,9 @@ fn merged_meta(shards: &[ShardBuild]) -> RunMeta {
         if let Some(version) = metadata(&first.started, "harness-version") {
             version.clone_into(&mut meta.harness_version);
         }
+        if let Some(version) = metadata(&first.started, testgrid::finished::CCM_VERSION_KEY) {
+            version.clone_into(&mut meta.ccm_version);
+        }
         meta.commit = first
             .started
             .get("repo-commit")

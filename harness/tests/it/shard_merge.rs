@@ -71,6 +71,9 @@ fn outcome(name: &str, started_ms: i64, verdict: Verdict, root: &Path) -> Scenar
 }
 
 /// A shard build as `harness run --shard` leaves it: outcomes, results, shard record.
+/// The `ccm-version` of the shards' builds, not this workspace's version.
+const OTHER_CCM: &str = "v1.31.2";
+
 fn shard_build(
     dir: &Path,
     shard: Shard,
@@ -89,6 +92,8 @@ fn shard_build(
     }
     let mut meta = RunMeta::new(started_ms);
     meta.commit = Some("abc123".into());
+    // A build of another CCM (`--ccm-binary`): the merge must keep its version.
+    meta.ccm_version = OTHER_CCM.into();
     meta.finished_ms = outcomes
         .iter()
         .map(|o| o.started_ms + o.duration_ms as i64)
@@ -138,6 +143,7 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
     ];
     let mut meta = RunMeta::new(START_MS + 5_000);
     meta.commit = Some("abc123".into());
+    meta.ccm_version = OTHER_CCM.into();
     meta.finished_ms = Some(START_MS + 30_000);
     write_results(&whole, &meta, &unsharded, false).expect("write whole");
 
