@@ -229,19 +229,7 @@ f.addEventListener('input',apply);o.addEventListener('change',apply);})();"#;
 
 /// Escapes text for HTML content and attribute values (newlines kept as `&#10;` in titles).
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' => out.push_str("&#10;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::escape::markup(s).replace('\n', "&#10;")
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod build_id;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod escape;
 pub mod finding;
 pub mod finished;
 pub mod grid;

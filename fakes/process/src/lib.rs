@@ -14,6 +14,7 @@ use serde_json::Value;
 mod journal;
 mod lease_history;
 mod logged;
+pub mod screenshot;
 mod services;
 mod small;
 mod topology_apps;

@@ -195,18 +195,7 @@ fn link(from: &Path, target: &Path) -> String {
 
 /// Escapes text for HTML content and double-quoted attribute values.
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    testgrid::escape::markup(s)
 }
 
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\

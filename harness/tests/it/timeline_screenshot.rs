@@ -7,152 +7,15 @@
 //! test fails without it.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+use fake_process::screenshot::{Blob, blobs, chromium_screenshot, decode};
 
 use harness::report::{RunMeta, write_results};
 use harness::timeline::{self, ResourceKind, SpanKind};
 
 use crate::scratch::Scratch;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 const WINDOW: (u32, u32) = (1200, 900);
-
-fn chromium_screenshot(html: &Path, png: &Path, profile: &Path) {
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} not found: install the Debian package `chromium` (.ci/install-deps) to run the timeline screenshot test"
-    );
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("--window-size={},{}", WINDOW.0, WINDOW.1))
-        .arg(format!("file://{}", html.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait chromium") {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                let _ = std::io::Read::read_to_string(&mut e, &mut err);
-            }
-            assert!(
-                status.success() && png.is_file(),
-                "chromium failed ({status}): {err}"
-            );
-            return;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-struct Image {
-    width: usize,
-    height: usize,
-    rgb: Vec<[u8; 3]>,
-}
-
-fn decode(path: &Path) -> Image {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(path).expect("open png"),
-    ));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size().expect("png size")];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    let channels = match info.color_type {
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        other => panic!("unexpected PNG colour type {other:?}"),
-    };
-    let (width, height) = (info.width as usize, info.height as usize);
-    let rgb = (0..width * height)
-        .map(|i| {
-            let at = (i / width) * info.line_size + (i % width) * channels;
-            [buf[at], buf[at + 1], buf[at + 2]]
-        })
-        .collect();
-    Image { width, height, rgb }
-}
-
-/// A connected area of one exact colour: bounding box and pixel count.
-#[derive(Debug, Clone, Copy)]
-struct Blob {
-    x0: usize,
-    x1: usize,
-    y0: usize,
-    y1: usize,
-    px: usize,
-}
-
-fn blobs(img: &Image, colour: [u8; 3], min_px: usize) -> Vec<Blob> {
-    let mut seen = vec![false; img.rgb.len()];
-    let mut out = Vec::new();
-    for start in 0..img.rgb.len() {
-        if seen[start] || img.rgb[start] != colour {
-            continue;
-        }
-        let mut b = Blob {
-            x0: usize::MAX,
-            x1: 0,
-            y0: usize::MAX,
-            y1: 0,
-            px: 0,
-        };
-        let mut stack = vec![start];
-        seen[start] = true;
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % img.width, p / img.width);
-            b.x0 = b.x0.min(x);
-            b.x1 = b.x1.max(x);
-            b.y0 = b.y0.min(y);
-            b.y1 = b.y1.max(y);
-            b.px += 1;
-            let mut push = |q: usize| {
-                if !seen[q] && img.rgb[q] == colour {
-                    seen[q] = true;
-                    stack.push(q);
-                }
-            };
-            if x > 0 {
-                push(p - 1);
-            }
-            if x + 1 < img.width {
-                push(p + 1);
-            }
-            if y > 0 {
-                push(p - img.width);
-            }
-            if y + 1 < img.height {
-                push(p + img.width);
-            }
-        }
-        if b.px >= min_px {
-            out.push(b);
-        }
-    }
-    out
-}
 
 fn rgb(hex: &str) -> [u8; 3] {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).expect("hex colour");
@@ -184,7 +47,7 @@ fn the_report_page_draws_the_timeline_in_chromium() {
         "the page embeds the SVG inline"
     );
     let png_path = scratch.0.join("shot.png");
-    chromium_screenshot(&html, &png_path, &scratch.0.join("profile"));
+    chromium_screenshot(&html, &png_path, WINDOW);
     // For a person to look at what the test judged: `TIMELINE_SCREENSHOT_OUT=/tmp/t.png cargo test ...`.
     if let Some(keep) = std::env::var_os("TIMELINE_SCREENSHOT_OUT") {
         std::fs::copy(&png_path, keep).expect("copy screenshot");

@@ -3,139 +3,16 @@
 //!
 //! Needs the Debian package `chromium` (/usr/bin/chromium); the test fails without it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+
+use fake_process::screenshot::{Image, blobs, chromium_screenshot, decode};
 
 use crate::fixture::{NOW, START, Tree, finished_passed, suite};
 use testgrid::grid::load::load;
 use testgrid::grid::tab_status::{TabSettings, summarize};
 use testgrid::grid::{Grid, ReadOptions, Status};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 const WINDOW: (u32, u32) = (1000, 700);
-
-fn chromium_screenshot(html: &Path, png: &Path) {
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} not found: install the Debian package `chromium` (apt-get install -y chromium) to run the report screenshot test"
-    );
-    let profile = tempfile::tempdir().expect("profile dir");
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("--window-size={},{}", WINDOW.0, WINDOW.1))
-        .arg(format!("file://{}", html.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait chromium") {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                let _ = std::io::Read::read_to_string(&mut e, &mut err);
-            }
-            assert!(
-                status.success() && png.is_file(),
-                "chromium failed ({status}): {err}"
-            );
-            return;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-struct Image {
-    width: usize,
-    height: usize,
-    rgb: Vec<[u8; 3]>,
-}
-
-fn decode(path: &Path) -> Image {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(path).expect("open png"),
-    ));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size().expect("png size")];
-    let info = reader.next_frame(&mut buf).expect("png frame");
-    let channels = match info.color_type {
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        other => panic!("unexpected PNG colour type {other:?}"),
-    };
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let (width, height) = (info.width as usize, info.height as usize);
-    let rgb = (0..width * height)
-        .map(|i| {
-            let row = i / width;
-            let at = row * info.line_size + (i % width) * channels;
-            [buf[at], buf[at + 1], buf[at + 2]]
-        })
-        .collect();
-    Image { width, height, rgb }
-}
-
-/// Connected areas of exactly `colour` larger than `min_px` (cells; legend swatches are smaller).
-fn blobs(img: &Image, colour: [u8; 3], min_px: usize) -> Vec<(f64, f64, usize)> {
-    let mut seen = vec![false; img.rgb.len()];
-    let mut out = Vec::new();
-    for start in 0..img.rgb.len() {
-        if seen[start] || img.rgb[start] != colour {
-            continue;
-        }
-        let (mut sx, mut sy, mut n) = (0usize, 0usize, 0usize);
-        let mut stack = vec![start];
-        seen[start] = true;
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % img.width, p / img.width);
-            sx += x;
-            sy += y;
-            n += 1;
-            let mut push = |q: usize| {
-                if !seen[q] && img.rgb[q] == colour {
-                    seen[q] = true;
-                    stack.push(q);
-                }
-            };
-            if x > 0 {
-                push(p - 1);
-            }
-            if x + 1 < img.width {
-                push(p + 1);
-            }
-            if y > 0 {
-                push(p - img.width);
-            }
-            if y + 1 < img.height {
-                push(p + img.width);
-            }
-        }
-        if n >= min_px {
-            out.push((sx as f64 / n as f64, sy as f64 / n as f64, n));
-        }
-    }
-    out
-}
 
 fn fixture(t: &Tree) -> PathBuf {
     let pass = |n: usize| format!(r#"<testcase name="check {n}" time="1"/>"#);
@@ -188,6 +65,12 @@ fn fixture(t: &Tree) -> PathBuf {
 fn cells(img: &Image, status: Status) -> Vec<(f64, f64, usize)> {
     let (w, h) = testgrid::html::CELL_PX;
     blobs(img, status.colour(), (w * h / 3) as usize)
+        .into_iter()
+        .map(|b| {
+            let (x, y) = b.centre();
+            (x, y, b.px)
+        })
+        .collect()
 }
 
 #[test]
@@ -205,7 +88,7 @@ fn report_cells_are_drawn_in_chromium() {
     )
     .expect("write html");
     let png_path = out.path().join("shot.png");
-    chromium_screenshot(&html, &png_path);
+    chromium_screenshot(&html, &png_path, WINDOW);
     // For a person to look at what the test judged: `TESTGRID_SCREENSHOT_OUT=/tmp/shot.png cargo test ...`.
     if let Some(keep) = std::env::var_os("TESTGRID_SCREENSHOT_OUT") {
         std::fs::copy(&png_path, keep).expect("copy screenshot");
