@@ -128,7 +128,7 @@ fn decide(line: &RequestLine, tunnels: &Tunnels) -> Decision {
         return Decision::Refuse(400, "Bad Request");
     };
     let host = host.to_ascii_lowercase();
-    if port == "443" && tunnels.hosts.iter().any(|h| *h == host) {
+    if port == "443" && tunnels.hosts.contains(&host) {
         Decision::Tunnel
     } else {
         Decision::Refuse(403, "Forbidden")
