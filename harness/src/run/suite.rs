@@ -15,6 +15,7 @@ use crate::outcome::ScenarioOutcome;
 use crate::report::{self, Progress, RunMeta};
 use crate::scenario::{self, ScenarioPlan};
 use crate::supervisor::ShutdownSignals;
+use crate::switch::binaries::ManagerBinaries;
 
 /// Flags of `harness run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -34,6 +35,13 @@ pub struct RunArgs {
     /// Plain progress lines even on a terminal.
     #[arg(long)]
     pub plain: bool,
+    /// The cloud-controller-manager build to test instead of ours (e.g. the upstream Azure CCM):
+    /// started with the same flags and azure.json, behind the fake's CONNECT proxy for Entra.
+    #[arg(long, value_name = "PATH")]
+    pub ccm_binary: Option<PathBuf>,
+    /// The cloud-node-manager build to test instead of ours (as --ccm-binary).
+    #[arg(long, value_name = "PATH")]
+    pub cnm_binary: Option<PathBuf>,
 }
 
 /// Two scenarios per core: a scenario's processes mostly wait (leases, polls, settle periods),
@@ -50,11 +58,13 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
     if args.jobs == 0 {
         bail!("--jobs 0: accepted values are 1 or more");
     }
+    let binaries =
+        ManagerBinaries::validated(args.ccm_binary.as_deref(), args.cnm_binary.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(run(args, plans))
+    runtime.block_on(run(args, plans, binaries))
 }
 
 /// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every
@@ -80,7 +90,12 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<ScenarioPlan>> {
     Ok(scenarios.iter().map(scenario::plan).collect())
 }
 
-async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
+async fn run(
+    args: &RunArgs,
+    plans: Vec<ScenarioPlan>,
+    binaries: ManagerBinaries,
+) -> anyhow::Result<i32> {
+    let tested = record_binaries(&args.artifacts, &binaries)?;
     // Before any child exists: a Ctrl-C from now on stops every cluster.
     let mut signals = ShutdownSignals::install();
     let progress = if args.plain {
@@ -97,9 +112,13 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
         prepare_dir(&dir)?;
         let gate = gate.clone();
         let progress = progress.clone();
+        let options = RunOptions {
+            binaries: binaries.clone(),
+            ..RunOptions::default()
+        };
         tasks.spawn(async move {
             let _permit = gate.acquire_owned().await;
-            let outcome = run_scenario(&plan, &dir, RunOptions::default(), &progress).await;
+            let outcome = run_scenario(&plan, &dir, options, &progress).await;
             (index, outcome)
         });
     }
@@ -125,9 +144,32 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
     report::write_results(&args.artifacts, &meta, &outcomes, args.junit_only)
         .with_context(|| format!("writing results to {}", args.artifacts.display()))?;
     println!("{}", report::summary_table(&outcomes));
+    println!("{tested}");
     let met = outcomes.iter().filter(|o| o.met_expectation()).count();
     println!("results in {}", args.artifacts.display());
     Ok(if met == outcomes.len() { 0 } else { 1 })
+}
+
+/// File under the build's `artifacts/` naming the CCM and CNM binaries the run tested.
+pub const BINARIES_FILE: &str = "binaries.json";
+
+/// Writes [`BINARIES_FILE`] (so the report says what was tested) and returns the line printed
+/// with the summary.
+fn record_binaries(artifacts: &Path, binaries: &ManagerBinaries) -> anyhow::Result<String> {
+    let record = binaries.record()?;
+    let dir = artifacts.join("artifacts");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(BINARIES_FILE);
+    std::fs::write(&path, serde_json::to_string_pretty(&record)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    let origin = |given: bool| if given { "given" } else { "ours" };
+    Ok(format!(
+        "tested cloud-controller-manager {} ({}), cloud-node-manager {} ({})",
+        record.cloud_controller_manager.path.display(),
+        origin(record.cloud_controller_manager.given),
+        record.cloud_node_manager.path.display(),
+        origin(record.cloud_node_manager.given),
+    ))
 }
 
 /// The commit checked out in the current directory, when it is a git work tree.
