@@ -1,9 +1,10 @@
 //! Manager processes (stand-in KCMs, CCMs, CNMs) as supervised children: started with their
 //! command line and `SSL_CERT_FILE` = the fake's CA (a CCM or CNM given by `--ccm-binary` or
-//! `--cnm-binary` also gets `HTTPS_PROXY` = the fake's CONNECT proxy, see [`super::binaries`]), ready once their log shows they campaign for
-//! their Lease (or run without one), registered in the [`Roster`] with their cloud loops and
-//! identity, marked in the [`RunRecord`] when they start, stop or are killed, and restartable
-//! with the same command line (a Deployment or DaemonSet replacing a crashed Pod).
+//! `--cnm-binary` also gets `HTTPS_PROXY` = the fake's CONNECT proxy, see [`super::binaries`]),
+//! ready once their log shows they campaign for their Lease (or run without one), registered in
+//! the [`Roster`] with their cloud loops and identity, marked in the [`RunRecord`] when they
+//! start, stop or are killed, and restartable with the same command line (a Deployment or
+//! DaemonSet replacing a crashed Pod).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
