@@ -8,6 +8,7 @@ pub mod faults;
 pub mod imds;
 pub mod journal;
 pub mod metadata_endpoints;
+pub mod proxy;
 pub mod request_ids;
 pub mod snapshot;
 pub mod stable_guid;

@@ -82,6 +82,11 @@ struct ServeArgs {
     /// Extra DNS name or IP for the server certificate (repeatable).
     #[arg(long = "host")]
     hosts: Vec<String>,
+    /// Also serve an HTTPS CONNECT proxy here (port 0 picks a free port) that tunnels the public
+    /// Entra ID hosts (login.microsoftonline.com...) to the fake and refuses every other host:
+    /// give it to MSAL clients as HTTPS_PROXY, with the fake's CA in SSL_CERT_FILE.
+    #[arg(long, value_name = "ADDR")]
+    proxy_listen: Option<SocketAddr>,
 }
 
 /// One `/`- or `=`-separated part of a CLI value, parsed and range-checked; any failure names the
@@ -190,6 +195,7 @@ impl ServeArgs {
             token_lifetime_secs: self.token_lifetime,
             registry: Default::default(),
             imds_rate_limits: !self.no_imds_rate_limits,
+            proxy_listen: self.proxy_listen,
         })
     }
 }
@@ -255,6 +261,9 @@ fn print_endpoints(cloud: &FakeCloud) {
     let _ = writeln!(out, "token: {}", text("token"));
     let _ = writeln!(out, "admin: {}", cloud.admin_url());
     let _ = writeln!(out, "ca: {}", cloud.ca_path().display());
+    if let Some(proxy) = cloud.proxy_url() {
+        let _ = writeln!(out, "proxy: {proxy}");
+    }
     let _ = writeln!(out, "tenant: {}", text("tenantId"));
     let _ = writeln!(out, "subscription: {}", text("subscriptionId"));
     for node in cloud.current_nodes().unwrap_or_default() {

@@ -108,6 +108,22 @@ impl Roster {
         }
     }
 
+    /// Records that the running process `name` runs the loops it was configured to run under
+    /// Lease `from` under Lease `to` instead (a CCM build seen ignoring the migration Lease runs
+    /// them under its own); `single-writer` reads every sample of the process this way.
+    pub fn reassign_lease(&self, name: &str, from: &str, to: &str) {
+        if let Ok(mut list) = self.processes.lock() {
+            for p in list
+                .iter_mut()
+                .filter(|p| p.name == name && p.stopped_ms.is_none())
+            {
+                for lease in p.cloud_loops.values_mut().filter(|l| *l == from) {
+                    *lease = to.to_owned();
+                }
+            }
+        }
+    }
+
     /// Every process so far (a restarted process appears once per run of it).
     pub fn processes(&self) -> Vec<ManagedProcess> {
         self.processes.lock().map(|l| l.clone()).unwrap_or_default()

@@ -39,6 +39,9 @@ pub struct CloudConfig {
     pub registry: Registry,
     /// Per-VM IMDS rate limits on (the real 5 req/s; turn off for load tests).
     pub imds_rate_limits: bool,
+    /// Address of the HTTPS CONNECT proxy tunnelling the public Entra hosts to the fake
+    /// (`crate::proxy`); `None`: no proxy.
+    pub proxy_listen: Option<SocketAddr>,
 }
 
 impl Default for CloudConfig {
@@ -56,6 +59,7 @@ impl Default for CloudConfig {
             token_lifetime_secs: DEFAULT_LIFETIME_SECS,
             registry: Registry::default(),
             imds_rate_limits: true,
+            proxy_listen: None,
         }
     }
 }

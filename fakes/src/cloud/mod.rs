@@ -1,8 +1,10 @@
 //! `FakeCloud`: one HTTPS listener serving the whole fake Azure cloud (ARM behind bearer auth,
 //! throttling, faults and the journal; Entra ID; per-VM IMDS; `/metadata/endpoints`; the admin API),
-//! seeded from a topology file or restored from a snapshot.
+//! seeded from a topology file or restored from a snapshot; optionally the CONNECT proxy that
+//! serves the public Entra hosts from the fake (`entra_proxy`).
 
 mod config;
+mod entra_proxy;
 mod error;
 mod info;
 mod inventory;
@@ -33,6 +35,7 @@ use crate::metadata_endpoints::CloudKind;
 use crate::snapshot::{self, CloudSnapshot};
 use crate::throttle::ArmThrottle;
 use crate::topology::{self, CloudName, SeededCloud, SeededNode};
+use entra_proxy::EntraProxy;
 
 /// Tenant and subscription used when no topology is given.
 const EMPTY_CLOUD_ID: &str = "00000000-0000-0000-0000-000000000000";
@@ -54,6 +57,7 @@ pub struct FakeCloud {
     state_file: Option<PathBuf>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    proxy: Option<EntraProxy>,
 }
 
 impl std::fmt::Debug for FakeCloud {
@@ -205,6 +209,12 @@ impl FakeCloud {
             )),
             None => axum::Router::new(),
         };
+        let proxy = match config.proxy_listen {
+            Some(listen) => {
+                Some(EntraProxy::start(listen, &pki, entra.clone(), &faults, &journal).await?)
+            }
+            None => None,
+        };
         let router = router::build(router::Parts {
             arm: arm.clone(),
             entra: entra.clone(),
@@ -241,6 +251,7 @@ impl FakeCloud {
             state_file: config.state_file,
             stop,
             task,
+            proxy,
         })
     }
 
@@ -275,6 +286,11 @@ impl FakeCloud {
     /// IMDS base URL of one VM (clients append `/metadata/instance?...`).
     pub fn imds_url(&self, node_name: &str) -> String {
         format!("{}{}", self.base_url, imds::vm_base_path(node_name))
+    }
+
+    /// `http://host:port` of the CONNECT proxy (`HTTPS_PROXY` for MSAL clients), when started.
+    pub fn proxy_url(&self) -> Option<String> {
+        self.proxy.as_ref().map(|p| p.proxy.url())
     }
 
     /// Admin API base URL.
@@ -339,6 +355,9 @@ impl FakeCloud {
 
     /// Stops serving (open connections are cut), then writes the state file when configured.
     pub async fn shutdown(self) -> Result<(), CloudError> {
+        if let Some(proxy) = self.proxy {
+            proxy.shutdown().await;
+        }
         let _ = self.stop.send(true);
         let served = match self.task.await {
             Ok(result) => result.map_err(CloudError::Serve),

@@ -51,6 +51,20 @@ fn faulted(router: Router, engine: &Arc<FaultEngine>, surface: Surface) -> Route
     ))
 }
 
+/// Entra ID alone (journal -> faults -> service), for the endpoint the CONNECT proxy tunnels the
+/// public Entra hosts to.
+pub(crate) fn entra_only(
+    entra: Entra,
+    engine: &Arc<FaultEngine>,
+    journal: &Arc<Journal>,
+) -> Router {
+    journaled(
+        faulted(entra::router(entra), engine, Surface::Entra),
+        journal,
+        Surface::Entra,
+    )
+}
+
 /// The complete router.
 pub(crate) fn build(parts: Parts) -> Router {
     let arm = faulted(parts.arm.router(), &parts.faults, Surface::Arm)
@@ -65,11 +79,7 @@ pub(crate) fn build(parts: Parts) -> Router {
         request_ids::layer,
     ));
     Router::new()
-        .merge(journaled(
-            faulted(entra::router(parts.entra), &parts.faults, Surface::Entra),
-            &parts.journal,
-            Surface::Entra,
-        ))
+        .merge(entra_only(parts.entra, &parts.faults, &parts.journal))
         .merge(journaled(
             metadata_endpoints::router(parts.cloud),
             &parts.journal,

@@ -1,6 +1,7 @@
 //! HTTP surface of the fake Entra ID: `POST /{tenant}/oauth2/v2.0/token` (client credentials with a
 //! secret, a certificate assertion or a federated assertion), the v1 `POST /{tenant}/oauth2/token`
-//! (`resource` instead of `scope`, string numbers) and the v2 OpenID configuration document.
+//! (`resource` instead of `scope`, string numbers), the v2 OpenID configuration document and
+//! instance discovery (`instance_discovery`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -45,7 +46,7 @@ impl Entra {
     }
 }
 
-/// Router with the token endpoints and discovery document.
+/// Router with the token endpoints, the OpenID configuration and instance discovery.
 pub fn router(entra: Entra) -> Router {
     Router::new()
         .route("/{tenant}/oauth2/v2.0/token", token_endpoint(Version::V2))
@@ -55,6 +56,10 @@ pub fn router(entra: Entra) -> Router {
             get(openid_configuration),
         )
         .route("/{tenant}/discovery/v2.0/keys", get(keys))
+        .route(
+            "/common/discovery/instance",
+            get(super::instance_discovery::instance_discovery),
+        )
         .with_state(entra)
 }
 

@@ -87,6 +87,7 @@ fn surface_bit(surface: Surface) -> u8 {
         Surface::Entra => 4,
         Surface::Metadata => 8,
         Surface::Admin => 16,
+        Surface::Proxy => 32,
     }
 }
 

@@ -141,6 +141,7 @@ fn surface_name(surface: Surface) -> &'static str {
         Surface::Entra => "entra",
         Surface::Metadata => "metadata",
         Surface::Admin => "admin",
+        Surface::Proxy => "proxy",
     }
 }
 

@@ -54,7 +54,9 @@ pub async fn layer(
         Surface::Arm => arm_operation(&method, &path),
         Surface::Entra => format!("{method} entra/{}", path_after(&path, 1)),
         Surface::Imds => format!("{method} imds/{}", path_after(&path, 2)),
-        Surface::Metadata | Surface::Admin => format!("{method} {}", path.trim_start_matches('/')),
+        Surface::Metadata | Surface::Admin | Surface::Proxy => {
+            format!("{method} {}", path.trim_start_matches('/'))
+        }
     };
     ctx.journal.record(JournalEntry {
         seq: 0,

@@ -19,6 +19,8 @@ pub enum Surface {
     Metadata,
     /// The fake's own admin API (except reads and clears of the journal itself).
     Admin,
+    /// The CONNECT proxy (`--proxy-listen`): one entry per CONNECT, tunnelled or refused.
+    Proxy,
 }
 
 /// One served request.

@@ -1,7 +1,8 @@
 //! `single-writer` (P2): never two managers running the same cloud loop.
 //!
 //! From the samples: a live process runs a loop when the loop needs no Lease, or when it holds the
-//! loop's Lease (holder = its identity; with the identity unknown, a held Lease counts as one
+//! loop's Lease (the loops and Leases as the run's final roster has them, when it says otherwise
+//! than the sample: a CCM build seen ignoring the migration Lease runs its loops under its own) (holder = its identity; with the identity unknown, a held Lease counts as one
 //! writer among the processes it governs). The cloud-node-managers together count as one writer.
 //! From the journal: after the CCM's first ARM write, the in-tree client never writes
 //! (PUT/PATCH/DELETE/POST under Microsoft.Network or Microsoft.Compute) a resource the CCM also
@@ -13,19 +14,27 @@ use super::arm_call_budget::entry_ms;
 use super::{CheckInputs, Intent, verdict};
 use crate::cluster::Component;
 use crate::outcome::{CheckResult, Verdict};
-use crate::roster::ManagerKind;
+use crate::roster::{ManagedProcess, ManagerKind};
 use crate::scenario::CheckName;
 use crate::snapshot::{JournalEntry, Sample};
 
 const CHECK: CheckName = CheckName::SingleWriter;
 
-/// The writers of each loop at one sample: loop → writer labels.
-fn writers(sample: &Sample) -> BTreeMap<&str, BTreeSet<String>> {
+/// The writers of each loop at one sample: loop → writer labels. A process's loops are the
+/// final `roster`'s for the run of it alive at the sample, else the sample's copy.
+fn writers<'a>(
+    sample: &'a Sample,
+    roster: &'a [ManagedProcess],
+) -> BTreeMap<&'a str, BTreeSet<String>> {
     let mut out: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     let mut by_lease: BTreeMap<(&str, &str), Vec<&crate::snapshot::ProcessSample>> =
         BTreeMap::new();
     for p in &sample.processes {
-        for (cloud_loop, lease) in &p.cloud_loops {
+        let loops = roster
+            .iter()
+            .find(|r| r.name == p.name && r.alive_at(sample.at_ms))
+            .map_or(&p.cloud_loops, |r| &r.cloud_loops);
+        for (cloud_loop, lease) in loops {
             if lease.is_empty() {
                 let who = if p.kind == ManagerKind::CloudNodeManager {
                     "the cloud-node-managers".to_owned()
@@ -104,7 +113,7 @@ pub(super) fn check(inputs: &CheckInputs<'_>, intent: &Intent) -> CheckResult {
     let mut offenders = Vec::new();
     let mut seen: BTreeMap<(String, Vec<String>), (i64, usize)> = BTreeMap::new();
     for sample in inputs.samples {
-        for (cloud_loop, who) in writers(sample) {
+        for (cloud_loop, who) in writers(sample, inputs.roster) {
             if who.len() > 1 {
                 let key = (cloud_loop.to_owned(), who.into_iter().collect::<Vec<_>>());
                 let e = seen.entry(key).or_insert((sample.at_ms, 0));
@@ -257,6 +266,63 @@ mod tests {
             vec![kcm("kube-controller-manager-0", Some("kcm-a")), ccm],
         ));
         insta::assert_snapshot!(shown(&run.check(CHECK)));
+    }
+
+    #[test]
+    fn a_ccm_the_roster_says_ignores_the_migration_lease_is_a_second_writer() {
+        let mut run = Run::healthy();
+        let migration = "cloud-provider-extraction-migration";
+        let mut held = sample(
+            0,
+            vec![
+                process(
+                    "kube-controller-manager-0",
+                    ManagerKind::KubeControllerManager,
+                    migration,
+                    Some("kcm-a"),
+                ),
+                process(
+                    "cloud-controller-manager-0",
+                    ManagerKind::CloudControllerManager,
+                    migration,
+                    Some("ccm-a"),
+                ),
+            ],
+        );
+        if let Some(leases) = held.leases.as_mut() {
+            leases.push(LeaseSample {
+                name: migration.into(),
+                holder: "kcm-a".into(),
+                renew_ms: None,
+                duration_seconds: None,
+                transitions: None,
+            });
+        }
+        run.samples = vec![held];
+        assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
+        let roster = crate::roster::Roster::new();
+        roster.started(ManagedProcess {
+            name: "cloud-controller-manager-0".into(),
+            kind: ManagerKind::CloudControllerManager,
+            cloud_loops: BTreeMap::from([("service-lb-controller".into(), migration.into())]),
+            started_ms: 0,
+            stopped_ms: None,
+            identity: Some("ccm-a".into()),
+        });
+        roster.reassign_lease(
+            "cloud-controller-manager-0",
+            migration,
+            "cloud-controller-manager",
+        );
+        run.roster = roster.processes();
+        let r = run.check(CHECK);
+        assert_eq!(r.verdict, Verdict::Fail, "{r:?}");
+        assert!(
+            r.reason
+                .contains("cloud-controller-manager-0 and kube-controller-manager-0"),
+            "{}",
+            r.reason
+        );
     }
 
     #[test]

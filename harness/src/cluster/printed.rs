@@ -20,6 +20,8 @@ pub struct PrintedFake {
     pub ca: PathBuf,
     /// `imds <node>: URL` per node, in printed order.
     pub imds: Vec<(String, String)>,
+    /// `proxy:` URL of the fake's CONNECT proxy for the Entra hosts (`--proxy-listen`), if any.
+    pub proxy: Option<String>,
 }
 
 impl PrintedFake {
@@ -46,6 +48,7 @@ impl PrintedFake {
             subscription: field("subscription")?,
             ca: PathBuf::from(field("ca")?),
             imds,
+            proxy: field("proxy").ok(),
         })
     }
 
@@ -87,6 +90,13 @@ mod tests {
         let printed = PrintedFake::parse(&lines).unwrap();
         assert_eq!(printed.base(), "https://127.0.0.1:4000");
         assert_eq!(printed.ca, PathBuf::from("/tmp/x/ca.crt"));
+        assert_eq!(printed.proxy, None);
+        let mut with_proxy = lines.clone();
+        with_proxy.insert(0, "proxy: http://127.0.0.1:4001".into());
+        assert_eq!(
+            PrintedFake::parse(&with_proxy).unwrap().proxy.as_deref(),
+            Some("http://127.0.0.1:4001")
+        );
         assert_eq!(
             printed.imds,
             vec![("n-0".into(), "https://127.0.0.1:4000/imds/n-0".into())]

@@ -20,6 +20,10 @@ pub fn describe(cluster: &EmbeddedCluster) -> String {
     text += &format!("tenant: {}\n", azure.tenant);
     text += &format!("subscription: {}\n", azure.subscription);
     text += &format!("ca: {ca}\n");
+    if let Some(proxy) = &printed.proxy {
+        // HTTPS_PROXY for an MSAL client (e.g. the upstream CCM) run by hand against the fake.
+        text += &format!("proxy: {proxy}\n");
+    }
     for node in cluster.nodes() {
         if let Some(imds) = &node.imds {
             text += &format!("imds {}: {imds}\n", node.name);

@@ -27,6 +27,7 @@ use crate::report::Progress;
 use crate::roster::Roster;
 use crate::scenario::{self, Action, Phase, ScenarioPlan};
 use crate::snapshot::{self, Sample, Snapshot, SnapshotError};
+use crate::switch::binaries::ManagerBinaries;
 use crate::switch::{Deployment, SwitchError};
 
 /// Interval of the sampler during a run (issue 13: every 250 ms).
@@ -53,10 +54,12 @@ pub enum RunError {
 }
 
 /// Options of one run that are not in the scenario.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Settle limits per phase.
     pub settle: SettleLimits,
+    /// The CCM and CNM builds under test (default: ours).
+    pub binaries: ManagerBinaries,
 }
 
 /// What the phases left for the checks.
@@ -166,7 +169,16 @@ pub fn cluster_options(plan: &ScenarioPlan, dir: &Path) -> EmbeddedOptions {
     // Speed only: long-running operations end at their first poll, which the fake answers at
     // once (they still go through the async-operation protocol); otherwise each write of a
     // Service costs the CCM's 1 s + 2 s poll backoff.
-    EmbeddedOptions::new(topology, dir).fake_flags(["--retry-after", "0", "--lro-polls", "0"])
+    // The CONNECT proxy serves the public Entra hosts to a CCM or CNM given by --ccm-binary or
+    // --cnm-binary (MSAL's instance discovery); ours never uses it.
+    EmbeddedOptions::new(topology, dir).fake_flags([
+        "--retry-after",
+        "0",
+        "--lro-polls",
+        "0",
+        "--proxy-listen",
+        "127.0.0.1:0",
+    ])
 }
 
 /// A broken-off run turns the checks that could not be evaluated into `Error` with the reason.
@@ -232,7 +244,14 @@ async fn drive(
     record.mark(MarkKind::PhaseStarted {
         phase: "in-tree".into(),
     });
-    let started = Deployment::start_in_tree(cluster, plan, roster.clone(), record.clone()).await;
+    let started = Deployment::start_in_tree_with(
+        cluster,
+        plan,
+        roster.clone(),
+        record.clone(),
+        options.binaries.clone(),
+    )
+    .await;
     collected.timings.push(timer.stop());
     let deployment = started?;
     let sampler = snapshot::Sampler::start(

@@ -16,6 +16,7 @@ use crate::outcome::ScenarioOutcome;
 use crate::report::{self, Progress, RunMeta};
 use crate::scenario::{self, ScenarioPlan};
 use crate::supervisor::ShutdownSignals;
+use crate::switch::binaries::ManagerBinaries;
 use crate::timeline;
 
 /// Flags of `harness run`.
@@ -44,6 +45,13 @@ pub struct RunArgs {
     /// merge the shards' build directories with `harness report OUT --merge DIR...`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// The cloud-controller-manager build to test instead of ours (e.g. the upstream Azure CCM):
+    /// started with the same flags and azure.json, behind the fake's CONNECT proxy for Entra.
+    #[arg(long, value_name = "PATH")]
+    pub ccm_binary: Option<PathBuf>,
+    /// The cloud-node-manager build to test instead of ours (as --ccm-binary).
+    #[arg(long, value_name = "PATH")]
+    pub cnm_binary: Option<PathBuf>,
 }
 
 /// Two scenarios per core: a scenario's processes mostly wait (leases, polls, settle periods),
@@ -68,11 +76,13 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
             .collect(),
         None => plans,
     };
+    let binaries =
+        ManagerBinaries::validated(args.ccm_binary.as_deref(), args.cnm_binary.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let code = runtime.block_on(run(args, plans))?;
+    let code = runtime.block_on(run(args, plans, binaries))?;
     if let Some(shard) = args.shard {
         let record = ShardRecord { shard, suite };
         record
@@ -105,7 +115,12 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<ScenarioPlan>> {
     Ok(scenarios.iter().map(scenario::plan).collect())
 }
 
-async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
+async fn run(
+    args: &RunArgs,
+    plans: Vec<ScenarioPlan>,
+    binaries: ManagerBinaries,
+) -> anyhow::Result<i32> {
+    let (tested, ccm_version) = record_binaries(&args.artifacts, &binaries)?;
     // Before any child exists: a Ctrl-C from now on stops every cluster.
     let mut signals = ShutdownSignals::install();
     let progress = if args.plain {
@@ -115,6 +130,9 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
     };
     let mut meta = RunMeta::new(crate::record::now_ms());
     meta.commit = git_commit();
+    if let Some(version) = ccm_version {
+        meta.ccm_version = version;
+    }
     let gate = Arc::new(Semaphore::new(args.jobs));
     let mut tasks = JoinSet::new();
     for (index, plan) in plans.iter().cloned().enumerate() {
@@ -122,9 +140,13 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
         prepare_dir(&dir)?;
         let gate = gate.clone();
         let progress = progress.clone();
+        let options = RunOptions {
+            binaries: binaries.clone(),
+            ..RunOptions::default()
+        };
         tasks.spawn(async move {
             let _permit = gate.acquire_owned().await;
-            let outcome = run_scenario(&plan, &dir, RunOptions::default(), &progress).await;
+            let outcome = run_scenario(&plan, &dir, options, &progress).await;
             (index, outcome)
         });
     }
@@ -153,6 +175,7 @@ async fn run(args: &RunArgs, plans: Vec<ScenarioPlan>) -> anyhow::Result<i32> {
     if args.verbose {
         print_timelines(&outcomes);
     }
+    println!("{tested}");
     let met = outcomes.iter().filter(|o| o.met_expectation()).count();
     println!("results in {}", args.artifacts.display());
     Ok(if met == outcomes.len() { 0 } else { 1 })
@@ -173,6 +196,38 @@ fn print_timelines(outcomes: &[ScenarioOutcome]) {
 
 /// Cells of the terminal timeline (with the lane labels, about 110 columns).
 const TEXT_CELLS: usize = 72;
+
+/// File under the build's `artifacts/` naming the CCM and CNM binaries the run tested.
+pub const BINARIES_FILE: &str = "binaries.json";
+
+/// Writes [`BINARIES_FILE`] (so the report says what was tested) and returns the line printed
+/// with the summary and the version a given CCM reports (the run's `ccm-version`).
+fn record_binaries(
+    artifacts: &Path,
+    binaries: &ManagerBinaries,
+) -> anyhow::Result<(String, Option<String>)> {
+    let record = binaries.record()?;
+    let dir = artifacts.join("artifacts");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(BINARIES_FILE);
+    std::fs::write(&path, serde_json::to_string_pretty(&record)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    let origin = |given: bool| if given { "given" } else { "ours" };
+    let ccm = &record.cloud_controller_manager;
+    let version = if ccm.given {
+        Some(ccm.version.clone().unwrap_or_else(|| "unknown".to_owned()))
+    } else {
+        None
+    };
+    let line = format!(
+        "tested cloud-controller-manager {} ({}), cloud-node-manager {} ({})",
+        record.cloud_controller_manager.path.display(),
+        origin(record.cloud_controller_manager.given),
+        record.cloud_node_manager.path.display(),
+        origin(record.cloud_node_manager.given),
+    );
+    Ok((line, version))
+}
 
 /// The commit checked out in the current directory, when it is a git work tree.
 fn git_commit() -> Option<String> {

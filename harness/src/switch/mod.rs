@@ -29,6 +29,13 @@
 //! - rollback (procedure `rollback`): the CCM and CNMs stop, the KCMs restart in-tree, the kubelets
 //!   flip back to in-tree.
 //!
+//! The CCM and CNM binaries are ours unless `harness run --ccm-binary/--cnm-binary` gives others
+//! ([`binaries`]). With Leader Migration, a given CCM that holds no migration Lease once the KCMs
+//! left it (the wait's deadline) is taken to ignore the Lease, as the upstream Azure CCM does
+//! (migration.md P2: "anchor ignores leader migration"): the switch goes on and the roster reassigns its migrated loops to its own
+//! Lease, so `single-writer` judges the rollout by that; ours breaking that way still fails the
+//! switch.
+//!
 //! Inferred, not verified ([infer]):
 //! - a killed CCM or CNM is started again after [`disrupt::RESTART_DELAY`] (a Deployment or
 //!   DaemonSet replaces the Pod; the real delay depends on the kubelet's back-off and image pull);
@@ -39,6 +46,7 @@
 //! - the stand-in KCM hosts only the cloud loops: an external KCM is a process holding the
 //!   `kube-controller-manager` Lease with no cloud loop (see [`flags`]).
 
+pub mod binaries;
 pub mod disrupt;
 mod error;
 pub mod files;
@@ -64,6 +72,7 @@ use crate::record::{MarkKind, RunRecord};
 use crate::roster::{ManagerKind, Roster};
 use crate::scenario::{NodeInit, ScenarioPlan};
 use crate::supervisor::Supervisor;
+use binaries::ManagerBinaries;
 use flags::{KcmRole, LocalFiles};
 use process::{Launch, Launcher};
 
@@ -153,6 +162,18 @@ impl Deployment {
         roster: Roster,
         record: RunRecord,
     ) -> Result<Deployment, SwitchError> {
+        Self::start_in_tree_with(cluster, plan, roster, record, ManagerBinaries::default()).await
+    }
+
+    /// [`Deployment::start_in_tree`], with `binaries` as the CCM and CNM the switch starts (a
+    /// given one behind the fake's CONNECT proxy, when the fake runs one).
+    pub async fn start_in_tree_with(
+        cluster: &EmbeddedCluster,
+        plan: &ScenarioPlan,
+        roster: Roster,
+        record: RunRecord,
+        binaries: ManagerBinaries,
+    ) -> Result<Deployment, SwitchError> {
         let version: KubeVersion = plan.kubernetes_version.parse().map_err(
             |e: crate::intree::kubelet::profile::BadVersion| SwitchError::Plan {
                 scenario: plan.name.clone(),
@@ -163,7 +184,8 @@ impl Deployment {
         let client = cluster.kube_client().await?;
         let ca = cluster.printed().ca.clone();
         let kubelets = Kubelets::new(client.clone(), &ca, KUBELET_TIMING)?;
-        let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone());
+        let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone())
+            .with_binaries(binaries, cluster.printed().proxy.clone());
         let nodes = cluster
             .nodes()
             .iter()

@@ -156,7 +156,26 @@ impl Deployment {
         }
         self.finish().await?;
         if flags::ccm_migrates(&self.plan) {
-            self.wait_ccm_lease(leases::LEADER_MIGRATION).await?;
+            let waited = self.wait_ccm_lease(leases::LEADER_MIGRATION).await;
+            if let Err(error) = waited {
+                if !self
+                    .launcher
+                    .binary_given(ManagerKind::CloudControllerManager)
+                {
+                    return Err(error);
+                }
+                // A given build (e.g. the upstream CCM) that never takes the migration Lease
+                // once the KCMs left it ignores it: it runs its loops under its own Lease, and
+                // `single-writer` judges the rollout that way.
+                tracing::warn!(%error, "the given cloud-controller-manager ignores the migration Lease");
+                for name in self.launcher.running(ManagerKind::CloudControllerManager) {
+                    self.launcher.reassign_lease(
+                        &name,
+                        leases::LEADER_MIGRATION,
+                        leases::CLOUD_CONTROLLER_MANAGER,
+                    );
+                }
+            }
         }
         Ok(())
     }

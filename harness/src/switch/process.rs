@@ -1,14 +1,17 @@
 //! Manager processes (stand-in KCMs, CCMs, CNMs) as supervised children: started with their
-//! command line and `SSL_CERT_FILE` = the fake's CA, ready once their log shows they campaign for
-//! their Lease (or run without one), registered in the [`Roster`] with their cloud loops and
-//! identity, marked in the [`RunRecord`] when they start, stop or are killed, and restartable
-//! with the same command line (a Deployment or DaemonSet replacing a crashed Pod).
+//! command line and `SSL_CERT_FILE` = the fake's CA (a CCM or CNM given by `--ccm-binary` or
+//! `--cnm-binary` also gets `HTTPS_PROXY` = the fake's CONNECT proxy, see [`super::binaries`]),
+//! ready once their log shows they campaign for their Lease (or run without one), registered in
+//! the [`Roster`] with their cloud loops and identity, marked in the [`RunRecord`] when they
+//! start, stop or are killed, and restartable with the same command line (a Deployment or
+//! DaemonSet replacing a crashed Pod).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use super::binaries::{self, ManagerBinaries};
 use super::error::SwitchError;
 use super::loops::cloud_loops;
 use crate::record::{MarkKind, RunRecord, now_ms};
@@ -45,6 +48,9 @@ pub struct Launcher {
     roster: Roster,
     record: RunRecord,
     ca_file: PathBuf,
+    binaries: ManagerBinaries,
+    /// The fake's CONNECT proxy (`HTTPS_PROXY` of a given binary), when it runs one.
+    proxy: Option<String>,
     running: Arc<Mutex<BTreeMap<String, Launch>>>,
 }
 
@@ -57,8 +63,28 @@ impl Launcher {
             roster,
             record,
             ca_file: ca_file.to_path_buf(),
+            binaries: ManagerBinaries::default(),
+            proxy: None,
             running: Arc::default(),
         }
+    }
+
+    /// Starts `binaries` instead of ours; a given one runs behind `proxy` (the fake's CONNECT
+    /// proxy URL) when there is one.
+    pub fn with_binaries(mut self, binaries: ManagerBinaries, proxy: Option<String>) -> Self {
+        self.binaries = binaries;
+        self.proxy = proxy;
+        self
+    }
+
+    /// True when `kind` runs a binary given on the command line rather than ours.
+    pub fn binary_given(&self, kind: ManagerKind) -> bool {
+        self.binaries.given(kind).is_some()
+    }
+
+    /// Records in the roster that the running `name` runs its loops of Lease `from` under `to`.
+    pub fn reassign_lease(&self, name: &str, from: &str, to: &str) {
+        self.roster.reassign_lease(name, from, to);
     }
 
     /// The supervisor the managers run under.
@@ -91,17 +117,29 @@ impl Launcher {
             ManagerKind::CloudControllerManager => ("cloud-controller-manager", &[]),
             ManagerKind::CloudNodeManager => ("cloud-node-manager", &[]),
         };
-        let program = find_binary(binary).map_err(SupervisorError::from)?;
+        let given = self.binaries.given(launch.kind).map(Path::to_path_buf);
+        let program = match &given {
+            Some(path) => path.clone(),
+            None => find_binary(binary).map_err(SupervisorError::from)?,
+        };
         self.supervisor.keep_log(&launch.name)?;
         let log = self
             .supervisor
             .log_dir()
             .join(format!("{}.log", launch.name));
+        tracing::debug!(name = %launch.name, program = %program.display(), "starting a manager");
         let mut spec = ProcessSpec::new(&launch.name, program)
             .args(prefix.iter().copied())
             .args(launch.args.iter())
             .env("SSL_CERT_FILE", &self.ca_file)
             .deadline(READY_DEADLINE);
+        if given.is_some()
+            && let Some(proxy) = &self.proxy
+        {
+            spec = spec
+                .env("HTTPS_PROXY", proxy)
+                .env("NO_PROXY", binaries::NO_PROXY);
+        }
         if launch.kind != ManagerKind::CloudNodeManager {
             let log = log.clone();
             spec = spec.ready_on_probe(Arc::new(move || {

@@ -1,10 +1,12 @@
 //! Integration tests of the `harness` binary. One module per command family, plus the scratch
 //! directory and binary runner they share.
 
+mod ccm_binary;
 mod cluster;
 mod kubelet;
 mod leader_migration;
 mod manifests_cli;
+mod outcomes;
 mod parity;
 mod report;
 mod run;

@@ -6,33 +6,11 @@
 //! build is held to what an unsharded run must give: a TestGrid build directory `harness testgrid
 //! check` accepts, one HTML row per check, JUnit in the suite's order.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::outcomes::{outcomes, repo_root, unmet};
 use crate::run::{harness, text};
 use crate::scratch::Scratch;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// Reads `outcome.json` of every scenario under the build directory.
-fn outcomes(artifacts: &Path) -> Vec<serde_json::Value> {
-    let dir = artifacts.join("artifacts").join("scenarios");
-    let mut out: Vec<serde_json::Value> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path().join("outcome.json"))
-        .map(|p| {
-            let text =
-                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            serde_json::from_str(&text).expect("outcome.json is JSON")
-        })
-        .collect();
-    out.sort_by_key(|o| o["name"].as_str().unwrap_or_default().to_owned());
-    out
-}
 
 const SHARDS: usize = 4;
 
@@ -143,38 +121,7 @@ fn every_scenario_meets_its_expectation_and_each_negative_fails_for_its_check() 
         scenarios,
         "one outcome per scenario\n{stdout}\n{stderr}"
     );
-    let mut problems = Vec::new();
-    for outcome in &all {
-        let name = outcome["name"].as_str().unwrap_or_default();
-        let checks = outcome["checks"].as_array().cloned().unwrap_or_default();
-        match outcome["expect"].get("fail").and_then(|c| c.as_str()) {
-            Some(named) => {
-                let verdict = checks
-                    .iter()
-                    .find(|c| c["check"] == named)
-                    .map(|c| c["verdict"].as_str().unwrap_or_default().to_owned());
-                if verdict.as_deref() != Some("fail") || outcome.get("failure").is_some() {
-                    problems.push(format!(
-                        "{name}: must fail {named}, got {verdict:?} (failure: {})",
-                        outcome["failure"]
-                    ));
-                }
-            }
-            None => {
-                for c in &checks {
-                    if !matches!(c["verdict"].as_str(), Some("pass" | "skipped")) {
-                        problems.push(format!(
-                            "{name}: {} is {}: {}",
-                            c["check"], c["verdict"], c["reason"]
-                        ));
-                    }
-                }
-                if let Some(failure) = outcome.get("failure") {
-                    problems.push(format!("{name}: broke off: {failure}"));
-                }
-            }
-        }
-    }
+    let problems: Vec<String> = all.iter().flat_map(unmet).collect();
     assert!(
         problems.is_empty(),
         "{}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
