@@ -1,5 +1,10 @@
 //! Per-Service retry pacing: client-go's item exponential failure rate limiter (5 s doubling to
-//! 300 s per key, reset on success), overridden by a cloud-given `retry_after`.
+//! 300 s per key, reset on success), lengthened to a cloud-given `retry_after`. Upstream's
+//! service controller requeues on its rate limiter whatever ARM answered, and the Azure clients
+//! hold calls back until a throttling Retry-After has passed: the wait is the longer of the two.
+//! A short Retry-After never shortens the backoff (NRP's 429 `RetryableError` for a public IP
+//! still provisioning says `Retry-After: 1`; obeying it alone re-sent the whole reconcile every
+//! second while the dependency finished).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -33,8 +38,8 @@ impl Backoff {
     }
 
     /// Records a failure of `key` (synced as `fingerprint`) and returns the delay before the next
-    /// attempt: `retry_after` when the cloud gave one, `max` when retrying cannot help, else the
-    /// next exponential step.
+    /// attempt: `max` when retrying cannot help, else the next exponential step, or the cloud's
+    /// `retry_after` when that is longer.
     pub fn fail(
         &mut self,
         key: &str,
@@ -50,7 +55,7 @@ impl Backoff {
             .min(self.max);
         let delay = match (retryable, retry_after) {
             (false, _) => self.max,
-            (true, Some(after)) => after,
+            (true, Some(after)) => after.max(exponential),
             (true, None) => exponential,
         };
         self.failures.insert(
@@ -112,11 +117,17 @@ mod tests {
     }
 
     #[test]
-    fn cloud_delay_wins_and_non_retryable_waits_the_maximum() {
+    fn the_longer_of_cloud_delay_and_backoff_wins_and_non_retryable_waits_the_maximum() {
         let mut b = Backoff::new(Duration::from_secs(5), Duration::from_secs(300));
         let after = Some(Duration::from_secs(42));
         assert_eq!(b.fail("k", json!(1), true, after).as_secs(), 42);
         assert_eq!(b.fail("n", json!(1), false, None).as_secs(), 300);
+        // A 1 s Retry-After (NRP's RetryableError) does not shorten the 5 s doubling.
+        let short = Some(Duration::from_secs(1));
+        let steps: Vec<u64> = (0..3)
+            .map(|_| b.fail("s", json!(1), true, short).as_secs())
+            .collect();
+        assert_eq!(steps, [5, 10, 20]);
     }
 
     #[test]
