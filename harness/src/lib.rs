@@ -14,3 +14,6 @@ pub mod scenario;
 pub mod snapshot;
 pub mod supervisor;
 pub mod switch;
+pub mod realcluster;
+pub mod preflight;
+pub mod compare;

@@ -6,6 +6,7 @@ mod kubelet;
 mod leader_migration;
 mod manifests_cli;
 mod parity;
+mod real_cluster;
 mod report;
 mod run;
 mod scenario_cli;
