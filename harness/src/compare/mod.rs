@@ -190,6 +190,45 @@ pub fn compare_main(args: &CompareArgs) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::builders::{node, service, snapshot};
+    use crate::outcome::Verdict;
+
+    fn cluster(label: &str) -> Snapshot {
+        snapshot(
+            label,
+            vec![node("node-0", "10.0.0.4"), node("node-1", "10.0.0.5")],
+            vec![service(
+                "web",
+                "1a2b3c4d-0000-0000-0000-000000000001",
+                "20.1.2.3",
+            )],
+        )
+    }
+
+    #[test]
+    fn the_same_cluster_twice_passes_every_check() {
+        let outcome = compare("t", &cluster("before"), &cluster("after"), Path::new("/x"))
+            .expect("compare");
+        assert!(outcome.met_expectation(), "{}", outcome.explanation());
+    }
+
+    #[test]
+    fn a_deleted_node_and_a_new_ingress_ip_fail_their_checks() {
+        let before = cluster("before");
+        let mut after = cluster("after");
+        after.nodes.retain(|n| n.name != "node-1");
+        after.services[0].ingress = vec!["20.9.9.9".into()];
+        let outcome = compare("t", &before, &after, Path::new("/x")).expect("compare");
+        assert!(!outcome.met_expectation());
+        let failed: Vec<CheckName> = outcome
+            .checks
+            .iter()
+            .filter(|c| c.verdict == Verdict::Fail)
+            .map(|c| c.check)
+            .collect();
+        assert!(failed.contains(&CheckName::NoNodeDeleted), "{failed:?}");
+        assert!(failed.contains(&CheckName::IngressIpStable), "{failed:?}");
+    }
 
     #[test]
     fn the_compare_plan_runs_exactly_the_two_snapshot_checks() {
