@@ -19,8 +19,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::checks::{CheckInputs, evaluate};
+use crate::cluster::ClusterProvider;
 use crate::outcome::ScenarioOutcome;
-use crate::realcluster::{RealAzure, RealClusterArgs, ReadBudget, capture_real, load_config};
+use crate::realcluster::{
+    KubeconfigCluster, ReadBudget, RealAzure, RealClusterArgs, capture_real, load_config,
+};
 use crate::report::{RunMeta, write_results};
 use crate::scenario::{self, CheckName, Expect, Procedure, ScenarioPlan};
 use crate::snapshot::Snapshot;
@@ -84,7 +87,9 @@ pub fn snapshot_main(args: &SnapshotArgs) -> anyhow::Result<()> {
         let config = load_config(&args.cluster.cloud_config)?;
         let budget = ReadBudget::new(args.cluster.arm_reads_per_second);
         let azure = RealAzure::connect(config, &args.cluster.cloud_config, &budget).await?;
-        let client = crate::cluster::kube_client(&args.cluster.kubeconfig).await?;
+        let artifacts = args.out.parent().unwrap_or(Path::new("."));
+        let cluster = KubeconfigCluster::open(&args.cluster.kubeconfig, &azure, artifacts).await?;
+        let client = cluster.kube_client().await?;
         anyhow::Ok(capture_real(&client, &azure, &args.label).await?)
     })?;
     let text = serde_json::to_string_pretty(&snapshot)?;
@@ -104,7 +109,8 @@ pub fn snapshot_main(args: &SnapshotArgs) -> anyhow::Result<()> {
 fn read(path: &Path) -> anyhow::Result<Snapshot> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a harness snapshot", path.display()))
+    serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a harness snapshot", path.display()))
 }
 
 /// The plan the comparison is judged by: [`CHECKS`], expecting every one to pass.
@@ -116,7 +122,8 @@ pub fn plan(name: &str) -> anyhow::Result<ScenarioPlan> {
          clusterName: k8s\nnetwork:\n  mode: kubenet\n  clusterCIDR: 10.244.0.0/16\nswitch:\n  procedure: cold\nchecks: [{}]\n",
         checks.join(", ")
     );
-    let scenario = scenario::load_str(&text, "compare.yaml", None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scenario =
+        scenario::load_str(&text, "compare.yaml", None).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut plan = scenario::plan(&scenario);
     // kubenet only so that routes are judged; the real cluster's CIDR and masks are unknown here,
     // so pod CIDRs are judged for stability and overlap only.
@@ -127,7 +134,12 @@ pub fn plan(name: &str) -> anyhow::Result<ScenarioPlan> {
 }
 
 /// Judges `after` against `before` with [`CHECKS`].
-pub fn compare(name: &str, before: &Snapshot, after: &Snapshot, artifacts: &Path) -> anyhow::Result<ScenarioOutcome> {
+pub fn compare(
+    name: &str,
+    before: &Snapshot,
+    after: &Snapshot,
+    artifacts: &Path,
+) -> anyhow::Result<ScenarioOutcome> {
     let plan = plan(name)?;
     let mut baseline = before.clone();
     baseline.label = "baseline".into();
@@ -169,7 +181,12 @@ pub fn compare_main(args: &CompareArgs) -> anyhow::Result<i32> {
     let dir = args.artifacts.clone().unwrap_or_else(|| PathBuf::from("."));
     let outcome = compare(&args.name, &before, &after, &dir)?;
     for c in &outcome.checks {
-        println!("{:<8} {}: {}", format!("{:?}", c.verdict).to_lowercase(), c.check, c.reason);
+        println!(
+            "{:<8} {}: {}",
+            format!("{:?}", c.verdict).to_lowercase(),
+            c.check,
+            c.reason
+        );
         for d in &c.details {
             println!("         {d}");
         }
@@ -207,8 +224,8 @@ mod tests {
 
     #[test]
     fn the_same_cluster_twice_passes_every_check() {
-        let outcome = compare("t", &cluster("before"), &cluster("after"), Path::new("/x"))
-            .expect("compare");
+        let outcome =
+            compare("t", &cluster("before"), &cluster("after"), Path::new("/x")).expect("compare");
         assert!(outcome.met_expectation(), "{}", outcome.explanation());
     }
 

@@ -106,7 +106,14 @@ impl PreflightReport {
             let _ = writeln!(out, "preflight: {line}");
         }
         for f in &self.findings {
-            let _ = writeln!(out, "{} [{}] {}: {}", f.severity.word(), f.pitfall, f.object, f.message);
+            let _ = writeln!(
+                out,
+                "{} [{}] {}: {}",
+                f.severity.word(),
+                f.pitfall,
+                f.object,
+                f.message
+            );
             if !f.fix.is_empty() {
                 let _ = writeln!(out, "      fix: {}", f.fix);
             }

@@ -41,8 +41,10 @@ pub use finding::{Finding, PlannedWrite, PreflightReport, Severity};
 pub use rules::{DryRun, Facts, NodeResolution, Resolution, TargetSettings};
 pub use target::Target;
 
+use crate::cluster::ClusterProvider;
 use crate::realcluster::{
-    RealAzure, RealClusterArgs, ReadBudget, config_from_text, groups_of, read_arm,
+    KubeconfigCluster, ReadBudget, RealAzure, RealClusterArgs, config_from_text, groups_of,
+    read_arm,
 };
 use crate::snapshot::{NodeState, ServiceState};
 
@@ -124,7 +126,9 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
     };
     let budget = ReadBudget::new(args.cluster.arm_reads_per_second);
     let azure = RealAzure::connect(config, &merged_label, &budget).await?;
-    let client = crate::cluster::kube_client(&args.cluster.kubeconfig).await?;
+    let cluster =
+        KubeconfigCluster::open(&args.cluster.kubeconfig, &azure, &args.manifests).await?;
+    let client = cluster.kube_client().await?;
 
     let nodes = Api::<Node>::all(client.clone())
         .list(&Default::default())
@@ -143,8 +147,15 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
     let version = match &args.kubernetes_version {
         Some(v) => Some(KubeVersion::parse(v).map_err(|e| anyhow::anyhow!("{e}"))?),
         None => {
-            let info = client.apiserver_version().await.context("reading /version")?;
-            let minor: String = info.minor.chars().take_while(char::is_ascii_digit).collect();
+            let info = client
+                .apiserver_version()
+                .await
+                .context("reading /version")?;
+            let minor: String = info
+                .minor
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
             KubeVersion::parse(&format!("{}.{minor}", info.major)).ok()
         }
     };
@@ -214,11 +225,12 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
             for path in &target.manifest_files {
                 let text = std::fs::read_to_string(path)?;
                 if let Ok(found) = ccm_manifests::lint::lint_text(path, &text, v) {
-                    lint.extend(
-                        found
-                            .iter()
-                            .map(|f| (format!("{}: {}", path.display(), f.location), format!("{} {}: {}", f.kind.code(), f.subject, f.message))),
-                    );
+                    lint.extend(found.iter().map(|f| {
+                        (
+                            format!("{}: {}", path.display(), f.location),
+                            format!("{} {}: {}", f.kind.code(), f.subject, f.message),
+                        )
+                    }));
                 }
             }
         }
@@ -264,7 +276,9 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
         format!(
             "cluster {} (Kubernetes {}), {} nodes, {} LoadBalancer Services",
             args.cluster.kubeconfig.display(),
-            version.map(|v| format!("1.{}", v.minor())).unwrap_or_else(|| "?".into()),
+            version
+                .map(|v| format!("1.{}", v.minor()))
+                .unwrap_or_else(|| "?".into()),
             nodes.len(),
             lb_services.len()
         ),
@@ -318,15 +332,24 @@ async fn beta_uses(client: &kube::Client) -> anyhow::Result<Vec<rules::BetaLabel
     let mut uses = Vec::new();
     for d in listed(Api::<Deployment>::all(client.clone()), "deployments").await? {
         let spec = d.spec.as_ref().and_then(|s| s.template.spec.as_ref());
-        uses.extend(rules::beta_label_uses(&format!("Deployment {}", name(&d.metadata)), &scheduling(spec)));
+        uses.extend(rules::beta_label_uses(
+            &format!("Deployment {}", name(&d.metadata)),
+            &scheduling(spec),
+        ));
     }
     for d in listed(Api::<StatefulSet>::all(client.clone()), "statefulsets").await? {
         let spec = d.spec.as_ref().and_then(|s| s.template.spec.as_ref());
-        uses.extend(rules::beta_label_uses(&format!("StatefulSet {}", name(&d.metadata)), &scheduling(spec)));
+        uses.extend(rules::beta_label_uses(
+            &format!("StatefulSet {}", name(&d.metadata)),
+            &scheduling(spec),
+        ));
     }
     for d in listed(Api::<DaemonSet>::all(client.clone()), "daemonsets").await? {
         let spec = d.spec.as_ref().and_then(|s| s.template.spec.as_ref());
-        uses.extend(rules::beta_label_uses(&format!("DaemonSet {}", name(&d.metadata)), &scheduling(spec)));
+        uses.extend(rules::beta_label_uses(
+            &format!("DaemonSet {}", name(&d.metadata)),
+            &scheduling(spec),
+        ));
     }
     for d in listed(Api::<CronJob>::all(client.clone()), "cronjobs").await? {
         let spec = d
@@ -334,12 +357,27 @@ async fn beta_uses(client: &kube::Client) -> anyhow::Result<Vec<rules::BetaLabel
             .as_ref()
             .and_then(|s| s.job_template.spec.as_ref())
             .and_then(|j| j.template.spec.as_ref());
-        uses.extend(rules::beta_label_uses(&format!("CronJob {}", name(&d.metadata)), &scheduling(spec)));
-    }
-    for pv in listed(Api::<PersistentVolume>::all(client.clone()), "persistentvolumes").await? {
-        let affinity = pv.spec.as_ref().map(|s| serde_json::json!(s.node_affinity)).unwrap_or(Value::Null);
         uses.extend(rules::beta_label_uses(
-            &format!("PersistentVolume {}", pv.metadata.name.as_deref().unwrap_or_default()),
+            &format!("CronJob {}", name(&d.metadata)),
+            &scheduling(spec),
+        ));
+    }
+    for pv in listed(
+        Api::<PersistentVolume>::all(client.clone()),
+        "persistentvolumes",
+    )
+    .await?
+    {
+        let affinity = pv
+            .spec
+            .as_ref()
+            .map(|s| serde_json::json!(s.node_affinity))
+            .unwrap_or(Value::Null);
+        uses.extend(rules::beta_label_uses(
+            &format!(
+                "PersistentVolume {}",
+                pv.metadata.name.as_deref().unwrap_or_default()
+            ),
             &affinity,
         ));
     }

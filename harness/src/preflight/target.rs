@@ -211,7 +211,10 @@ mod tests {
         assert_eq!(target.kcm.len(), 1, "{:?}", target.kcm);
         assert!(!target.ccm[0].allocate_node_cidrs);
         assert!(!target.kcm[0].allocate_node_cidrs);
-        assert_eq!(target.azure_json.as_ref().expect("azure.json")["vmType"], "vmss");
+        assert_eq!(
+            target.azure_json.as_ref().expect("azure.json")["vmType"],
+            "vmss"
+        );
         assert!(target.unreadable.is_empty(), "{:?}", target.unreadable);
     }
 }

@@ -74,8 +74,11 @@ impl Reader<'_> {
     }
 
     fn push(&mut self, kind: &str, items: Vec<Value>) {
-        self.entries
-            .extend(items.into_iter().map(|doc| json!({"kind": kind, "doc": doc})));
+        self.entries.extend(
+            items
+                .into_iter()
+                .map(|doc| json!({"kind": kind, "doc": doc})),
+        );
     }
 
     async fn group(&mut self, group: &str) -> Result<(), RealClusterError> {
@@ -122,7 +125,10 @@ impl Reader<'_> {
             ),
         ];
         for (kind, client, collection, api) in collections {
-            match self.list(client, &format!("{base}/{collection}"), api).await? {
+            match self
+                .list(client, &format!("{base}/{collection}"), api)
+                .await?
+            {
                 Some(items) => self.push(kind, items),
                 // The group does not exist: nothing else to read in it.
                 None => return Ok(()),

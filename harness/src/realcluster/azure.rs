@@ -71,17 +71,31 @@ pub fn flavor(config: &Config) -> CloudFlavor {
 }
 
 impl RealAzure {
-    /// Resolves the cloud, builds the credential (gated by `budget`) and the ARM client.
+    /// Resolves the cloud, builds the credential (gated by `budget`) and the ARM client, trusting
+    /// the system roots and the process's `SSL_CERT_FILE`/`SSL_CERT_DIR`, as the CCM does.
     pub async fn connect(
         config: Config,
         source: &Path,
         budget: &ReadBudget,
     ) -> Result<RealAzure, RealClusterError> {
+        let http = trust::client_from_process_env().map_err(|e| RealClusterError::Azure {
+            path: source.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Self::connect_with(config, source, budget, http).await
+    }
+
+    /// [`Self::connect`] over a given HTTPS client (tests pass one trusting a fake's CA).
+    pub async fn connect_with(
+        config: Config,
+        source: &Path,
+        budget: &ReadBudget,
+        http: reqwest::Client,
+    ) -> Result<RealAzure, RealClusterError> {
         let azure_error = |reason: String| RealClusterError::Azure {
             path: source.to_path_buf(),
             reason,
         };
-        let http = trust::client_from_process_env().map_err(|e| azure_error(e.to_string()))?;
         let credentials =
             Credentials::from_config(&config.identity, &CredentialOptions::new(http.clone()))
                 .await

@@ -9,6 +9,7 @@
 //! stays under 10% of the per-principal rate and under half of Compute's list rate.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use azure_core::credentials::{AccessToken, TokenCredential, TokenRequestOptions};
@@ -56,6 +57,7 @@ impl Schedule {
 pub struct ReadBudget {
     schedule: Arc<Mutex<Schedule>>,
     rate: f64,
+    granted: Arc<AtomicU64>,
 }
 
 impl ReadBudget {
@@ -64,6 +66,7 @@ impl ReadBudget {
         Self {
             schedule: Arc::new(Mutex::new(Schedule::new(rate))),
             rate,
+            granted: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -72,8 +75,14 @@ impl ReadBudget {
         self.rate
     }
 
+    /// Slots granted so far (one per ARM request attempt): tests compare it with what ARM saw.
+    pub fn granted(&self) -> u64 {
+        self.granted.load(Ordering::Relaxed)
+    }
+
     /// Waits for this request's slot.
     pub async fn acquire(&self) {
+        self.granted.fetch_add(1, Ordering::Relaxed);
         let slot = self.schedule.lock().await.reserve(Instant::now());
         tokio::time::sleep_until(slot).await;
     }

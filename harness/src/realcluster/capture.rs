@@ -1,9 +1,9 @@
 //! A snapshot of a real cluster: the same Kubernetes lists as the embedded run's capture and ARM
 //! through its REST API instead of the fake's admin export; no journal (ARM has none to read).
 
+use ccm_azure::config::Config;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Node, Service};
-use ccm_azure::config::Config;
 use kube::Api;
 use kube::api::ListParams;
 
@@ -62,10 +62,7 @@ pub async fn capture_real(
         label: label.to_owned(),
         taken_ms,
         nodes: nodes.iter().map(NodeState::from_api).collect(),
-        services: services
-            .iter()
-            .filter_map(ServiceState::from_api)
-            .collect(),
+        services: services.iter().filter_map(ServiceState::from_api).collect(),
         events: events.iter().map(EventState::from_api).collect(),
         leases: leases.iter().map(LeaseState::from_api).collect(),
         arm,

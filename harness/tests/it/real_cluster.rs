@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use harness::cluster::{ClusterProvider, Component, EmbeddedCluster};
+use harness::cluster::{ClusterNode, ClusterProvider, Component, EmbeddedCluster};
+use harness::realcluster::{KubeconfigCluster, ReadBudget, RealAzure, capture_real, load_config};
 use harness::record::RunRecord;
 use harness::roster::Roster;
 use harness::run::scenario::cluster_options;
@@ -171,16 +172,22 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
         writes.ends_with("(0 outside the migration allow-list)"),
         "{stdout}"
     );
-    assert!(!stdout.contains("NOT ALLOW-LISTED") && !stdout.contains("DELETE"), "{stdout}");
+    assert!(
+        !stdout.contains("NOT ALLOW-LISTED") && !stdout.contains("DELETE"),
+        "{stdout}"
+    );
     outputs.push(stdout + &stderr);
 
     // A wrong --cluster-name: preflight fails and names the PIP that would be recreated.
     let pip = {
         let admin = cluster.fake_admin().expect("admin");
-        let state = harness::snapshot::ArmResources::from_admin_state(
-            &admin.state().await.expect("state"),
-        );
-        state.pip_by_address(&ip).expect("web's public IP").name.clone()
+        let state =
+            harness::snapshot::ArmResources::from_admin_state(&admin.state().await.expect("state"));
+        state
+            .pip_by_address(&ip)
+            .expect("web's public IP")
+            .name
+            .clone()
     };
     let wrong_name = dir.0.join("manifests-wrong-name");
     generate(&wrong_name, "wrong");
@@ -190,10 +197,14 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("BLOCK [P1] Service default/web") && l.contains(&format!("PIP that would be recreated: {pip}"))),
+            .any(|l| l.starts_with("BLOCK [P1] Service default/web")
+                && l.contains(&format!("PIP that would be recreated: {pip}"))),
         "{stdout}"
     );
-    assert!(stdout.contains("--cluster-name=k8s"), "the fix names the right value: {stdout}");
+    assert!(
+        stdout.contains("--cluster-name=k8s"),
+        "the fix names the right value: {stdout}"
+    );
     outputs.push(stdout + &stderr);
 
     // A wrong vmType on a scale-set cluster: preflight names every node that would be deleted.
@@ -209,8 +220,10 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     for node in cluster.nodes() {
         assert!(
-            stdout.lines().any(|l| l.starts_with(&format!("BLOCK [P4] Node {}:", node.name))
-                && l.contains(&format!("node that would be deleted: {}", node.name))),
+            stdout.lines().any(
+                |l| l.starts_with(&format!("BLOCK [P4] Node {}:", node.name))
+                    && l.contains(&format!("node that would be deleted: {}", node.name))
+            ),
             "{} not named:\n{stdout}",
             node.name
         );
@@ -244,8 +257,15 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     let snapshot: harness::snapshot::Snapshot =
         serde_json::from_str(&std::fs::read_to_string(&before).expect("read")).expect("snapshot");
     assert_eq!(snapshot.nodes.len(), cluster.nodes().len());
-    assert_eq!(snapshot.service("default/web").map(|s| s.ingress.clone()), Some(vec![ip.clone()]));
-    assert!(snapshot.arm.pip_by_address(&ip).is_some(), "ARM read through REST: {:#?}", snapshot.arm.public_ips);
+    assert_eq!(
+        snapshot.service("default/web").map(|s| s.ingress.clone()),
+        Some(vec![ip.clone()])
+    );
+    assert!(
+        snapshot.arm.pip_by_address(&ip).is_some(),
+        "ARM read through REST: {:#?}",
+        snapshot.arm.public_ips
+    );
     assert!(
         snapshot.arm.machines.len() >= cluster.nodes().len(),
         "scale-set instances read: {:#?}",
@@ -265,7 +285,12 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("compare: PASS"), "{stdout}");
-    for file in ["started.json", "finished.json", "artifacts/junit_01.xml", "artifacts/report.html"] {
+    for file in [
+        "started.json",
+        "finished.json",
+        "artifacts/junit_01.xml",
+        "artifacts/report.html",
+    ] {
         assert!(results.join(file).is_file(), "{file} written");
     }
     outputs.push(stdout + &stderr);
@@ -276,7 +301,10 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     }
     // No credential anywhere: outputs, snapshots, report files.
     for (i, output) in outputs.iter().enumerate() {
-        assert!(!output.contains(&secret), "output {i} carries the client secret");
+        assert!(
+            !output.contains(&secret),
+            "output {i} carries the client secret"
+        );
     }
     for file in files(&results).into_iter().chain([before, after]) {
         let content = std::fs::read(&file).expect("read");
@@ -286,6 +314,73 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
             file.display()
         );
     }
+
+    // The provider in-process: what it reports, and every ARM request of a snapshot went through
+    // the read budget (the fake journals each request under the CCM app's client id, which only
+    // the harness uses here: the in-tree components have their own app).
+    let http = ccm_azure::cloud::trust::client_builder(&std::collections::BTreeMap::from([(
+        "SSL_CERT_FILE".to_owned(),
+        ca.display().to_string(),
+    )]))
+    .expect("trust")
+    .build()
+    .expect("http client");
+    let config = load_config(Path::new(&cloud_config)).expect("the CCM's azure.json");
+    let budget = ReadBudget::new(1000.0);
+    let azure = RealAzure::connect_with(config, Path::new(&cloud_config), &budget, http)
+        .await
+        .expect("connect");
+    let real = KubeconfigCluster::open(cluster.kubeconfig(), &azure, &dir.0)
+        .await
+        .expect("open");
+    assert_eq!(real.provider(), "kubeconfig");
+    assert_eq!(
+        real.nodes(),
+        cluster
+            .nodes()
+            .iter()
+            .map(|n| ClusterNode {
+                name: n.name.clone(),
+                imds: None
+            })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(real.azure().subscription, cluster.azure().subscription);
+    assert_eq!(real.azure().arm, cluster.azure().arm);
+    let admin = cluster.fake_admin().expect("admin").clone();
+    let client_id = azure_json["aadClientId"]
+        .as_str()
+        .expect("client id")
+        .to_owned();
+    let arm_requests = || {
+        let admin = admin.clone();
+        let client_id = client_id.clone();
+        async move {
+            let journal = admin.journal().await.expect("journal");
+            journal["entries"]
+                .as_array()
+                .expect("entries")
+                .iter()
+                .filter(|e| e["surface"] == "arm" && e["clientId"] == client_id.as_str())
+                .count() as u64
+        }
+    };
+    let before_count = arm_requests().await;
+    let snap = capture_real(
+        &real.kube_client().await.expect("client"),
+        &azure,
+        "in-process",
+    )
+    .await
+    .expect("capture");
+    assert_eq!(snap.services.len(), 1);
+    let requests = arm_requests().await - before_count;
+    assert!(requests > 0);
+    assert_eq!(
+        budget.granted(),
+        requests,
+        "every ARM request waited for a budget slot"
+    );
 
     deployment.shutdown().await;
     cluster.teardown().await.expect("teardown");

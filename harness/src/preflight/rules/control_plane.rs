@@ -19,7 +19,11 @@ pub fn ipam(facts: &Facts<'_>) -> Vec<Finding> {
         .ccm
         .iter()
         .any(|c| c.configure_cloud_routes == Some(true));
-    let with_cidrs = facts.nodes.iter().filter(|n| !n.pod_cidrs.is_empty()).count();
+    let with_cidrs = facts
+        .nodes
+        .iter()
+        .filter(|n| !n.pod_cidrs.is_empty())
+        .count();
     let mut out = Vec::new();
     if allocators.len() > 1 {
         out.push(Finding::new(

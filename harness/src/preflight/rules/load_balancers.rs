@@ -10,8 +10,8 @@ use ccm_names::resource_tags::{CLUSTER_NAME, LEGACY_CLUSTER_NAME};
 use ccm_names::service_annotations::PIP_NAME;
 
 use super::{Facts, Planned, S, last_segment};
-use crate::snapshot::{DiffClass, DiffEntry};
 use crate::preflight::finding::Finding;
+use crate::snapshot::{DiffClass, DiffEntry};
 
 fn regenerate(name: &str) -> String {
     format!(
@@ -159,9 +159,7 @@ pub fn dry_runs(facts: &Facts<'_>, judged: &[(Planned, Vec<DiffEntry>)]) -> Vec<
                     "find out why the target config does not own this resource (cluster name, \
                      resource group, SKU) before switching",
                 )
-            } else if lower.contains("/publicipaddresses/")
-                && !pip_ids.contains(&lower.as_str())
-            {
+            } else if lower.contains("/publicipaddresses/") && !pip_ids.contains(&lower.as_str()) {
                 Finding::new(
                     S::Block,
                     "P1",
@@ -173,9 +171,7 @@ pub fn dry_runs(facts: &Facts<'_>, judged: &[(Planned, Vec<DiffEntry>)]) -> Vec<
                     "use the --cluster-name (and PIP resource group) that names the existing \
                      public IP",
                 )
-            } else if lower.contains("/loadbalancers/")
-                && !lb_ids.contains(&lower.as_str())
-            {
+            } else if lower.contains("/loadbalancers/") && !lb_ids.contains(&lower.as_str()) {
                 Finding::new(
                     S::Block,
                     "P1",
@@ -216,7 +212,13 @@ pub fn dry_runs(facts: &Facts<'_>, judged: &[(Planned, Vec<DiffEntry>)]) -> Vec<
             out.push(finding);
         }
         for note in &run.notes {
-            out.push(Finding::new(S::Info, "P10", object.clone(), note.clone(), ""));
+            out.push(Finding::new(
+                S::Info,
+                "P10",
+                object.clone(),
+                note.clone(),
+                "",
+            ));
         }
     }
     out

@@ -11,8 +11,8 @@ mod simulate;
 #[cfg(test)]
 mod tests;
 
-use super::finding::{Finding, PlannedWrite};
 pub(crate) use super::finding::Severity as S;
+use super::finding::{Finding, PlannedWrite};
 use super::target::Target;
 use crate::snapshot::{ArmResources, NodeState, ServiceState};
 

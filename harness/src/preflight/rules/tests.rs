@@ -301,5 +301,11 @@ fn beta_labels_are_found_in_selectors_affinity_and_topology_keys() {
             ccm_names::labels::BETA_ZONE
         ]
     );
-    assert!(beta_label_uses("x", &json!({"nodeSelector": {"topology.kubernetes.io/zone": "1"}})).is_empty());
+    assert!(
+        beta_label_uses(
+            "x",
+            &json!({"nodeSelector": {"topology.kubernetes.io/zone": "1"}})
+        )
+        .is_empty()
+    );
 }
