@@ -47,5 +47,11 @@ pub enum RealClusterError {
     },
     /// The kubeconfig could not be used.
     #[error(transparent)]
-    Cluster(#[from] crate::cluster::ClusterError),
+    Cluster(Box<crate::cluster::ClusterError>),
+}
+
+impl From<crate::cluster::ClusterError> for RealClusterError {
+    fn from(e: crate::cluster::ClusterError) -> Self {
+        RealClusterError::Cluster(Box::new(e))
+    }
 }
