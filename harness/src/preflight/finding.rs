@@ -62,6 +62,22 @@ impl Finding {
     }
 }
 
+/// Orders findings for the report: most severe first, then by pitfall number (`P4` before
+/// `P10`; `lint` last), then by object and text.
+pub fn sort_findings(findings: &mut Vec<Finding>) {
+    fn rank(pitfall: &str) -> u32 {
+        pitfall
+            .strip_prefix('P')
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(u32::MAX)
+    }
+    findings.sort_by(|a, b| {
+        (a.severity, rank(a.pitfall), a)
+            .cmp(&(b.severity, rank(b.pitfall), b))
+    });
+    findings.dedup();
+}
+
 /// One ARM write of the load balancer dry run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlannedWrite {

@@ -269,7 +269,7 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
     };
     let mut findings = rules::findings(&facts);
     findings.extend(early);
-    findings.sort();
+    finding::sort_findings(&mut findings);
     report.findings = findings;
     report.writes = rules::planned_writes(&facts);
     report.context = vec![

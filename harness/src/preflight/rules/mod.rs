@@ -111,8 +111,7 @@ pub fn findings(facts: &Facts<'_>) -> Vec<Finding> {
     out.extend(control_plane::ipam(facts));
     out.extend(control_plane::leader_migration(facts.target));
     out.extend(control_plane::lint(facts));
-    out.sort();
-    out.dedup();
+    super::finding::sort_findings(&mut out);
     out
 }
 
