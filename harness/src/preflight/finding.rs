@@ -71,10 +71,8 @@ pub fn sort_findings(findings: &mut Vec<Finding>) {
             .and_then(|n| n.parse().ok())
             .unwrap_or(u32::MAX)
     }
-    findings.sort_by(|a, b| {
-        (a.severity, rank(a.pitfall), a)
-            .cmp(&(b.severity, rank(b.pitfall), b))
-    });
+    findings
+        .sort_by(|a, b| (a.severity, rank(a.pitfall), a).cmp(&(b.severity, rank(b.pitfall), b)));
     findings.dedup();
 }
 

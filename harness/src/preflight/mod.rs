@@ -5,6 +5,7 @@
 //! What is checked (migration.md §3; the rules live in [`rules`], pure and snapshot-tested):
 //! - P1: the target CCM's `--cluster-name` against each LoadBalancer Service's public IP name,
 //!   its `k8s-azure-cluster-name` / legacy `kubernetes-cluster-name` tag and its load balancer;
+//!   and against the running in-tree kube-controller-manager's (its mirror Pod in kube-system);
 //! - P4, P5: every Node resolved with the target config by the CCM's own `InstanceExists` and
 //!   `InstanceMetadata` (a wrong `vmType`, resource group or credential shows up as a Node that
 //!   would be deleted, or a providerID that would differ);
@@ -219,6 +220,19 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
     }
 
     let beta_uses = beta_uses(&client).await?;
+    let live_kcm = target::live_kcm(
+        &listed(
+            Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), "kube-system"),
+            "kube-system pods",
+        )
+        .await?
+        .iter()
+        .filter_map(|p| {
+            let name = format!("Pod kube-system/{}", p.metadata.name.as_deref()?);
+            Some((name, serde_json::to_string(p).ok()?))
+        })
+        .collect::<Vec<_>>(),
+    );
     let mut lint = Vec::new();
     match version {
         Some(v) => {
@@ -263,6 +277,7 @@ pub async fn preflight(args: &PreflightArgs) -> anyhow::Result<PreflightReport> 
         dry_runs: &dry_runs,
         beta_uses: &beta_uses,
         lint: &lint,
+        live_kcm: &live_kcm,
         minor: version
             .map(|v| v.minor())
             .unwrap_or(crate::scenario::LAST_IN_TREE_MINOR),

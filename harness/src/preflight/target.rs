@@ -61,7 +61,8 @@ pub struct ManagerFlags {
 }
 
 impl ManagerFlags {
-    fn from_invocation(file: &Path, inv: &Invocation) -> Self {
+    /// The flags of one command line found in `file`.
+    pub fn from_invocation(file: &Path, inv: &Invocation) -> Self {
         let value = |flag: &str| inv.get(flag).flatten().map(str::to_owned);
         Self {
             location: format!("{}: {}", file.display(), inv.location),
@@ -151,6 +152,24 @@ impl Target {
         }
         target
     }
+}
+
+/// The kube-controller-manager command lines of live Pods (the mirror Pods of static-pod control
+/// planes in kube-system), each given as `(name, Pod JSON)`.
+pub fn live_kcm(pods: &[(String, String)]) -> Vec<ManagerFlags> {
+    let mut out = Vec::new();
+    for (name, json) in pods {
+        let label = Path::new(name);
+        if let Ok(invocations) = extract(label, json) {
+            out.extend(
+                invocations
+                    .iter()
+                    .filter(|i| i.component == Component::KubeControllerManager)
+                    .map(|i| ManagerFlags::from_invocation(label, i)),
+            );
+        }
+    }
+    out
 }
 
 /// True for a template placeholder such as `<node-resource-group>`.

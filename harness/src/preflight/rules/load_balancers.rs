@@ -90,6 +90,27 @@ pub fn cluster_name(facts: &Facts<'_>) -> Vec<Finding> {
             }
         }
     }
+    for live in facts.live_kcm {
+        let live_name = live
+            .cluster_name
+            .as_deref()
+            .unwrap_or(crate::preflight::target::DEFAULT_CLUSTER_NAME);
+        if live.cloud_provider.as_deref() == Some("azure")
+            && !live_name.eq_ignore_ascii_case(target)
+        {
+            out.push(Finding::new(
+                S::Block,
+                "P1",
+                live.location.clone(),
+                format!(
+                    "the running in-tree kube-controller-manager uses --cluster-name={live_name}, \
+                     the target CCM --cluster-name={target}: every load balancer and public IP \
+                     would be recreated under the new name"
+                ),
+                regenerate(live_name),
+            ));
+        }
+    }
     let kcm_names: Vec<&str> = facts
         .target
         .kcm

@@ -99,6 +99,9 @@ pub struct Facts<'a> {
     pub lint: &'a [(String, String)],
     /// Kubernetes minor the allow-list is taken for.
     pub minor: u32,
+    /// The live kube-controller-managers (mirror Pods in kube-system), when the control plane runs
+    /// as Pods.
+    pub live_kcm: &'a [super::target::ManagerFlags],
 }
 
 /// Every finding, most severe first, then by pitfall and object.

@@ -83,6 +83,7 @@ fn a_matching_plan_has_nothing_to_say_and_exits_zero() {
         beta_uses: &[],
         lint: &[],
         minor: 29,
+        live_kcm: &[],
     };
     let report = report(&facts);
     assert_eq!(report.exit_code(), 0);
@@ -182,6 +183,7 @@ fn every_blocking_rule_names_the_object_and_the_fix() {
         beta_uses: &beta_uses,
         lint: &lint,
         minor: 29,
+        live_kcm: &[],
     };
     let report = report(&facts);
     assert_eq!(report.exit_code(), 1);
@@ -239,6 +241,7 @@ fn a_planned_tag_addition_is_allow_listed_and_a_sku_change_is_not() {
             beta_uses: &[],
             lint: &[],
             minor: 29,
+            live_kcm: &[],
         };
         report(&facts)
     };
@@ -279,6 +282,7 @@ fn a_user_named_public_ip_is_not_judged_by_the_cluster_name() {
         beta_uses: &[],
         lint: &[],
         minor: 29,
+        live_kcm: &[],
     };
     assert!(findings(&facts).is_empty(), "{:#?}", findings(&facts));
 }
@@ -308,4 +312,52 @@ fn beta_labels_are_found_in_selectors_affinity_and_topology_keys() {
         )
         .is_empty()
     );
+}
+
+#[test]
+fn a_running_in_tree_kcm_with_another_cluster_name_blocks() {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "kube-controller-manager-cp-0", "namespace": "kube-system"},
+        "spec": {"containers": [{"name": "kube-controller-manager",
+            "image": "registry.k8s.io/kube-controller-manager:v1.29.0",
+            "command": ["kube-controller-manager", "--cloud-provider=azure",
+                        "--cluster-name=prod-east", "--leader-elect=true"]}]}
+    });
+    let live = crate::preflight::target::live_kcm(&[(
+        "Pod kube-system/kube-controller-manager-cp-0".into(),
+        pod.to_string(),
+    )]);
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert_eq!(live[0].cluster_name.as_deref(), Some("prod-east"));
+    let target = target(Some("k8s"));
+    let facts = Facts {
+        target: &target,
+        settings: &settings(),
+        nodes: &[],
+        services: &[],
+        arm: &crate::snapshot::ArmResources::default(),
+        resolutions: &[],
+        dry_runs: &[],
+        beta_uses: &[],
+        lint: &[],
+        minor: 29,
+        live_kcm: &live,
+    };
+    let found = findings(&facts);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!((found[0].severity, found[0].pitfall), (S::Block, "P1"));
+    assert!(
+        found[0].fix.contains("--cluster-name=prod-east"),
+        "{}",
+        found[0].fix
+    );
+    // The same flags on an out-of-tree kube-controller-manager say nothing about cloud resources.
+    let mut external = live.clone();
+    external[0].cloud_provider = Some("external".into());
+    let facts = Facts {
+        live_kcm: &external,
+        ..facts
+    };
+    assert!(findings(&facts).is_empty());
 }
