@@ -191,7 +191,40 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     };
     let wrong_name = dir.0.join("manifests-wrong-name");
     generate(&wrong_name, "wrong");
-    let out = preflight(&wrong_name);
+    let report_json = dir.0.join("preflight.json");
+    let out = harness(
+        &ca,
+        &[
+            "preflight",
+            "--kubeconfig",
+            &kubeconfig,
+            "--cloud-config",
+            &cloud_config,
+            "--manifests",
+            wrong_name.to_str().expect("utf-8"),
+            "--kubernetes-version",
+            "1.29",
+            "--arm-reads-per-second",
+            "50",
+            "--json",
+            report_json.to_str().expect("utf-8"),
+        ],
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_json).expect("--json written"))
+            .expect("JSON report");
+    assert!(
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["severity"] == "block" && f["pitfall"] == "P1"),
+        "{report:#}"
+    );
+    assert!(
+        !report.to_string().contains(&secret),
+        "the JSON report carries the secret"
+    );
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(
