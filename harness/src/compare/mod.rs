@@ -148,6 +148,7 @@ pub fn compare(
     let inputs = CheckInputs {
         plan: &plan,
         baseline: Some(&baseline),
+        // Some checks need a `switched` snapshot: B serves as both.
         switched: Some(&final_),
         final_: Some(&final_),
         rollback: None,

@@ -5,9 +5,13 @@
 //! LoadBalancer Service has its real load balancer frontend and public IP.
 //!
 //! Wrong `--cluster-name` → preflight fails naming the PIP that would be recreated; wrong `vmType`
-//! → it names the nodes that would be deleted; the generated plan → zero ARM writes and exit 0;
-//! snapshots before/after of the same cluster compare clean and land in the TestGrid layout; the
-//! azure.json's client secret appears in none of the outputs, snapshots or report files.
+//! → it names the nodes that would be deleted; the generated plan → exit 0 and no ARM write
+//! outside the migration allow-list (the in-tree provider's legacy tag and per-Service NSG rule
+//! are rewritten by any CCM's first reconcile, so a literal zero is not reachable here); snapshots
+//! before and after a cold switch to the production CCM compare clean and land in the TestGrid
+//! layout, and the CCM wrote the NSG rule preflight predicted; every ARM request of a snapshot waits
+//! for the read budget; the azure.json's client secret appears in none of the outputs, snapshots
+//! or report files.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -263,10 +267,8 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
     }
     outputs.push(stdout + &stderr);
 
-    // Snapshots before and after of the same cluster compare clean, in the TestGrid layout.
-    let before = dir.0.join("before.json");
-    let after = dir.0.join("after.json");
-    for (file, label) in [(&before, "before"), (&after, "after")] {
+    // Snapshots before and after a cold switch to the CCM compare clean, in the TestGrid layout.
+    let snapshot_cli = |file: &Path, label: &str| {
         let out = harness(
             &ca,
             &[
@@ -285,8 +287,11 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
         );
         let (stdout, stderr) = text(&out);
         assert!(out.status.success(), "{stdout}\n{stderr}");
-        outputs.push(stdout + &stderr);
-    }
+        stdout + &stderr
+    };
+    let before = dir.0.join("before.json");
+    let after = dir.0.join("after.json");
+    outputs.push(snapshot_cli(&before, "before"));
     let snapshot: harness::snapshot::Snapshot =
         serde_json::from_str(&std::fs::read_to_string(&before).expect("read")).expect("snapshot");
     assert_eq!(snapshot.nodes.len(), cluster.nodes().len());
@@ -304,50 +309,6 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
         "scale-set instances read: {:#?}",
         snapshot.arm.machines
     );
-    let results = dir.0.join("results");
-    let out = harness(
-        &ca,
-        &[
-            "compare",
-            before.to_str().expect("utf-8"),
-            after.to_str().expect("utf-8"),
-            "--artifacts",
-            results.to_str().expect("utf-8"),
-        ],
-    );
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.contains("compare: PASS"), "{stdout}");
-    for file in [
-        "started.json",
-        "finished.json",
-        "artifacts/junit_01.xml",
-        "artifacts/report.html",
-    ] {
-        assert!(results.join(file).is_file(), "{file} written");
-    }
-    outputs.push(stdout + &stderr);
-
-    // Shown with --nocapture, for a person reading what an operator sees.
-    for output in &outputs {
-        println!("{output}");
-    }
-    // No credential anywhere: outputs, snapshots, report files.
-    for (i, output) in outputs.iter().enumerate() {
-        assert!(
-            !output.contains(&secret),
-            "output {i} carries the client secret"
-        );
-    }
-    for file in files(&results).into_iter().chain([before, after]) {
-        let content = std::fs::read(&file).expect("read");
-        assert!(
-            !String::from_utf8_lossy(&content).contains(&secret),
-            "{} carries the client secret",
-            file.display()
-        );
-    }
-
     // The provider in-process: what it reports, and every ARM request of a snapshot went through
     // the read budget (the fake journals each request under the CCM app's client id, which only
     // the harness uses here: the in-tree components have their own app).
@@ -414,6 +375,98 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
         requests,
         "every ARM request waited for a budget slot"
     );
+
+    // The switch: in-tree loops stop, the CCM and CNMs start, kubelets go external. Once the CCM
+    // has reconciled `web` (its public IP carries the CCM's cluster-name tag and the in-tree NSG
+    // rule is gone), the cluster is snapshotted again.
+    fake_process::workspace_binary("azure-ccm", "cloud-controller-manager");
+    fake_process::workspace_binary("azure-ccm", "cloud-node-manager");
+    deployment
+        .switch(&cluster, &plan)
+        .await
+        .unwrap_or_else(|e| panic!("cold switch: {e}"));
+    let base = snapshot.service("default/web").expect("web").base_name();
+    let mut reconciled = false;
+    for _ in 0..240 {
+        let arm =
+            harness::snapshot::ArmResources::from_admin_state(&admin.state().await.expect("state"));
+        let tagged = arm
+            .pip_by_address(&ip)
+            .is_some_and(|p| p.tags.contains_key(ccm_names::resource_tags::CLUSTER_NAME));
+        let legacy_rule = arm
+            .security_groups
+            .iter()
+            .flat_map(|n| &n.rules)
+            .any(|r| r.name.starts_with(&base));
+        if tagged && !legacy_rule {
+            reconciled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(reconciled, "the CCM never reconciled default/web");
+    outputs.push(snapshot_cli(&after, "after"));
+    // Preflight's dry run predicted the CCM's consolidated NSG rule by name.
+    let predicted = outputs[0]
+        .split_whitespace()
+        .find_map(|w| w.split('/').find(|p| p.starts_with("k8s-azure-lb_allow_")))
+        .unwrap_or_else(|| panic!("no consolidated rule predicted:\n{}", outputs[0]))
+        .to_owned();
+    let after_snapshot: harness::snapshot::Snapshot =
+        serde_json::from_str(&std::fs::read_to_string(&after).expect("read")).expect("snapshot");
+    assert!(
+        after_snapshot
+            .arm
+            .security_groups
+            .iter()
+            .flat_map(|n| &n.rules)
+            .any(|r| r.name == predicted),
+        "{predicted} not written by the CCM: {:#?}",
+        after_snapshot.arm.security_groups
+    );
+    let results = dir.0.join("results");
+    let out = harness(
+        &ca,
+        &[
+            "compare",
+            before.to_str().expect("utf-8"),
+            after.to_str().expect("utf-8"),
+            "--artifacts",
+            results.to_str().expect("utf-8"),
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("compare: PASS"), "{stdout}");
+    for file in [
+        "started.json",
+        "finished.json",
+        "artifacts/junit_01.xml",
+        "artifacts/report.html",
+    ] {
+        assert!(results.join(file).is_file(), "{file} written");
+    }
+    outputs.push(stdout + &stderr);
+
+    // Shown with --nocapture, for a person reading what an operator sees.
+    for output in &outputs {
+        println!("{output}");
+    }
+    // No credential anywhere: outputs, snapshots, report files.
+    for (i, output) in outputs.iter().enumerate() {
+        assert!(
+            !output.contains(&secret),
+            "output {i} carries the client secret"
+        );
+    }
+    for file in files(&results).into_iter().chain([before, after]) {
+        let content = std::fs::read(&file).expect("read");
+        assert!(
+            !String::from_utf8_lossy(&content).contains(&secret),
+            "{} carries the client secret",
+            file.display()
+        );
+    }
 
     deployment.shutdown().await;
     cluster.teardown().await.expect("teardown");

@@ -33,6 +33,38 @@ fn remove(arm: &mut ArmResources, id: &str) {
     arm.route_tables.retain(|r| r.id != id);
 }
 
+/// Gives the new sub-resources of a PUT body (NSG rules, frontends, pools, rules, probes, routes,
+/// which a body carries without ids) the ids ARM will give them, `<resource>/<collection>/<name>`,
+/// so the diff matches them by id like the ones read from ARM.
+fn fill_child_ids(doc: &mut Value, resource: &str) {
+    let Some(properties) = doc.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (collection, items) in properties.iter_mut() {
+        let Some(items) = items.as_array_mut() else {
+            continue;
+        };
+        for item in items {
+            let Some(map) = item.as_object_mut() else {
+                continue;
+            };
+            let has_id = map
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| !id.is_empty());
+            if has_id {
+                continue;
+            }
+            if let Some(name) = map.get("name").and_then(Value::as_str).map(str::to_owned) {
+                map.insert(
+                    "id".into(),
+                    Value::String(format!("{resource}/{collection}/{name}")),
+                );
+            }
+        }
+    }
+}
+
 /// `arm` after `writes`, in order.
 pub fn simulate(arm: &ArmResources, writes: &[&Planned]) -> ArmResources {
     let mut out = arm.clone();
@@ -46,6 +78,7 @@ pub fn simulate(arm: &ArmResources, writes: &[&Planned]) -> ArmResources {
             continue;
         };
         let mut doc = body.clone();
+        fill_child_ids(&mut doc, &w.resource);
         if let Some(map) = doc.as_object_mut() {
             map.entry("id")
                 .or_insert_with(|| Value::String(w.resource.clone()));
@@ -100,4 +133,30 @@ pub fn judge(facts: &Facts<'_>) -> Vec<(Planned, Vec<DiffEntry>)> {
             (w.clone(), entries)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_sub_resources_of_a_put_body_get_their_arm_ids() {
+        let nsg = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/networkSecurityGroups/nsg";
+        let write = Planned {
+            method: "PUT".into(),
+            resource: nsg.into(),
+            body: Some(json!({"properties": {"securityRules": [
+                {"name": "k8s-azure-lb_allow_IPv4_x", "properties": {"priority": 500,
+                 "access": "Allow", "direction": "Inbound", "protocol": "Tcp",
+                 "destinationPortRange": "80", "sourceAddressPrefix": "Internet",
+                 "destinationAddressPrefix": "20.1.2.3"}}]}})),
+        };
+        let after = simulate(&ArmResources::default(), &[&write]);
+        let rules = &after.security_groups[0].rules;
+        assert_eq!(
+            rules[0].id,
+            format!("{nsg}/securityRules/k8s-azure-lb_allow_IPv4_x").to_ascii_lowercase()
+        );
+        assert_eq!(after.security_groups[0].name, "nsg");
+    }
 }
