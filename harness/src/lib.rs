@@ -3,9 +3,12 @@
 
 pub mod checks;
 pub mod cluster;
+pub mod compare;
 pub mod intree;
 pub mod kube_controller_manager;
 pub mod outcome;
+pub mod preflight;
+pub mod realcluster;
 pub mod record;
 pub mod report;
 pub mod roster;

@@ -33,6 +33,12 @@ enum Command {
     Up(harness::run::up::UpArgs),
     /// Scenario files: validate them before a run.
     Scenarios(scenario::cli::ScenariosArgs),
+    /// Before switching a real cluster: what the target manifests would break (exit 1 if anything blocks).
+    Preflight(harness::preflight::PreflightArgs),
+    /// Snapshot a real cluster (Kubernetes objects and ARM, read-only) to a JSON file.
+    Snapshot(harness::compare::SnapshotArgs),
+    /// Judge two snapshots of a real cluster with the parity checks; TestGrid layout + HTML report.
+    Compare(harness::compare::CompareArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -52,5 +58,8 @@ fn main() -> anyhow::Result<()> {
         Command::KubeControllerManager(args) => kube_controller_manager::main(args),
         Command::Up(args) => harness::run::up::main(args),
         Command::Scenarios(args) => Ok(scenario::cli::run(args)?),
+        Command::Preflight(args) => std::process::exit(harness::preflight::main(args)?),
+        Command::Snapshot(args) => harness::compare::snapshot_main(args),
+        Command::Compare(args) => std::process::exit(harness::compare::compare_main(args)?),
     }
 }

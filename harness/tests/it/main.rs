@@ -8,6 +8,7 @@ mod leader_migration;
 mod manifests_cli;
 mod outcomes;
 mod parity;
+mod real_cluster;
 mod report;
 mod run;
 mod scenario_cli;
