@@ -72,14 +72,21 @@ fn our_binaries_given_by_path_meet_scenario_05_and_are_recorded() {
             .expect("binaries.json"),
     )
     .expect("binaries.json is JSON");
+    let version = env!("CARGO_PKG_VERSION");
     assert_eq!(
         recorded["cloud-controller-manager"],
-        serde_json::json!({"path": ccm, "given": true})
+        serde_json::json!({"path": ccm, "given": true, "version": version})
     );
     assert_eq!(
         recorded["cloud-node-manager"],
-        serde_json::json!({"path": cnm, "given": true})
+        serde_json::json!({"path": cnm, "given": true, "version": version})
     );
+    // The given CCM's own answer to --version is the build's ccm-version column header.
+    let finished: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(artifacts.join("finished.json")).expect("finished.json"),
+    )
+    .expect("finished.json is JSON");
+    assert_eq!(finished["metadata"]["ccm-version"], version, "{finished}");
 }
 
 #[test]
