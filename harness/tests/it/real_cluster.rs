@@ -405,6 +405,18 @@ async fn preflight_snapshot_and_compare_on_a_cluster_reached_by_kubeconfig() {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     assert!(reconciled, "the CCM never reconciled default/web");
+    // Once a CCM has reconciled the load balancer, the same plan has nothing left to write.
+    let out = preflight(&good);
+    let (stdout, stderr) = text(&out);
+    let writes = stdout
+        .lines()
+        .find(|l| l.starts_with("ARM writes the target CCM would make on its first reconcile: "))
+        .unwrap_or_else(|| panic!("no ARM write count:\n{stdout}\n{stderr}"));
+    assert!(
+        writes.starts_with("ARM writes the target CCM would make on its first reconcile: 0 "),
+        "{stdout}\n{stderr}"
+    );
+    outputs.push(stdout + &stderr);
     outputs.push(snapshot_cli(&after, "after"));
     // Preflight's dry run predicted the CCM's consolidated NSG rule by name.
     let predicted = outputs[0]
