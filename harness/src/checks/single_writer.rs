@@ -1,9 +1,10 @@
 //! `single-writer` (P2): never two managers running the same cloud loop.
 //!
 //! From the samples: a live process runs a loop when the loop needs no Lease, or when it holds the
-//! loop's Lease (the loops and Leases as the run's final roster has them, when it says otherwise
-//! than the sample: a CCM build seen ignoring the migration Lease runs its loops under its own) (holder = its identity; with the identity unknown, a held Lease counts as one
+//! loop's Lease (holder = its identity; with the identity unknown, a held Lease counts as one
 //! writer among the processes it governs). The cloud-node-managers together count as one writer.
+//! Which Lease governs a process's loops is the run's final roster's answer where it differs from
+//! the sample's: a given CCM build seen ignoring the migration Lease runs them under its own.
 //! From the journal: after the CCM's first ARM write, the in-tree client never writes
 //! (PUT/PATCH/DELETE/POST under Microsoft.Network or Microsoft.Compute) a resource the CCM also
 //! writes, except in a rollback window.
