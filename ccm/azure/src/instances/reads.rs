@@ -27,33 +27,39 @@ pub fn scale_set_key(resource_group: &str, scale_set: &str) -> String {
     format!("{resource_group}/{scale_set}").to_lowercase()
 }
 
-/// Puts `item` in place of the listed item with the same id in the cached list under `key`, so
-/// the cache shows the caller's own write without a re-read. A list without that item is dropped
-/// instead (the next reader lists again). The patched list counts as freshly loaded.
+/// Puts each of `written` in place of the listed item with the same id in the cached list under
+/// `key`, so the cache shows the caller's own writes without a re-read; the list is copied once
+/// for all of them (a scale set's instances are written hundreds at a time). A list without one
+/// of them is dropped instead (the next reader lists again). The patched list counts as freshly
+/// loaded.
 fn replace_listed<T: Clone>(
     cache: &TtlCache<String, Shared<T>>,
     key: String,
-    item: T,
+    written: Vec<T>,
     id: impl Fn(&T) -> Option<&str>,
 ) {
     let Some(list) = cache.peek(&key) else {
         return;
     };
-    let Some(wanted) = id(&item).map(str::to_string) else {
-        cache.invalidate(&key);
-        return;
-    };
     let mut items = (*list).clone();
-    match items
-        .iter_mut()
-        .find(|i| id(i).is_some_and(|i| i.eq_ignore_ascii_case(&wanted)))
-    {
-        Some(slot) => {
-            *slot = item;
-            cache.insert(key, Arc::new(items));
+    drop(list);
+    for item in written {
+        let Some(wanted) = id(&item).map(str::to_string) else {
+            cache.invalidate(&key);
+            return;
+        };
+        match items
+            .iter_mut()
+            .find(|i| id(i).is_some_and(|i| i.eq_ignore_ascii_case(&wanted)))
+        {
+            Some(slot) => *slot = item,
+            None => {
+                cache.invalidate(&key);
+                return;
+            }
         }
-        None => cache.invalidate(&key),
     }
+    cache.insert(key, Arc::new(items));
 }
 
 /// The cached list reads of one subscription.
@@ -333,7 +339,7 @@ impl NodeReads {
     /// After the caller's own write of a NIC of `resource_group`: the cached NIC list holds the
     /// written document (no re-read).
     pub fn wrote_nic(&self, resource_group: &str, nic: NetworkInterface) {
-        replace_listed(&self.nics, resource_group.to_lowercase(), nic, |n| {
+        replace_listed(&self.nics, resource_group.to_lowercase(), vec![nic], |n| {
             n.id.as_deref()
         });
     }
@@ -344,18 +350,18 @@ impl NodeReads {
         replace_listed(
             &self.scale_sets,
             resource_group.to_lowercase(),
-            scale_set,
+            vec![scale_set],
             |s| s.id.as_deref(),
         );
     }
 
-    /// After the caller's own write of a uniform instance: the cached instance list of its scale
-    /// set holds `vm` (which the caller keeps with its instance view).
-    pub fn wrote_scale_set_vm(&self, resource_group: &str, scale_set: &str, vm: ScaleSetVm) {
+    /// After the caller's own writes of uniform instances of one scale set: its cached instance
+    /// list holds `vms` (which the caller keeps with their instance views), copied once for all.
+    pub fn wrote_scale_set_vms(&self, resource_group: &str, scale_set: &str, vms: Vec<ScaleSetVm>) {
         replace_listed(
             &self.scale_set_vms,
             scale_set_key(resource_group, scale_set),
-            vm,
+            vms,
             |v| v.id.as_deref(),
         );
     }
@@ -370,5 +376,51 @@ impl NodeReads {
             self.scale_set_vms
                 .invalidate(&scale_set_key(resource_group, ss));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Doc {
+        id: &'static str,
+        version: u32,
+    }
+
+    fn cache_with(key: &str, docs: &[Doc]) -> TtlCache<String, Shared<Doc>> {
+        let cache = TtlCache::new(CachePolicy::with_ttl(Duration::from_secs(60)));
+        cache.insert(key.to_string(), Arc::new(docs.to_vec()));
+        cache
+    }
+
+    fn doc(id: &'static str, version: u32) -> Doc {
+        Doc { id, version }
+    }
+
+    #[test]
+    fn a_batch_of_own_writes_replaces_each_listed_item() {
+        let cache = cache_with("rg/ss", &[doc("A", 1), doc("b", 1), doc("c", 1)]);
+        replace_listed(
+            &cache,
+            "rg/ss".into(),
+            vec![doc("a", 2), doc("c", 2)],
+            |d| Some(d.id),
+        );
+        let list = cache.peek(&"rg/ss".to_string()).expect("list kept");
+        assert_eq!(*list, vec![doc("a", 2), doc("b", 1), doc("c", 2)]);
+    }
+
+    #[test]
+    fn a_batch_with_an_unlisted_item_drops_the_list() {
+        let cache = cache_with("rg/ss", &[doc("a", 1), doc("b", 1)]);
+        replace_listed(
+            &cache,
+            "rg/ss".into(),
+            vec![doc("a", 2), doc("z", 2)],
+            |d| Some(d.id),
+        );
+        assert_eq!(cache.peek(&"rg/ss".to_string()), None);
     }
 }

@@ -2,7 +2,7 @@
 //! load balancer through the provider, keep the finalizer and `status.loadBalancer`, and record
 //! Events; node changes are handled by [`super::node_sync`].
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -25,6 +25,7 @@ use super::backoff::Backoff;
 use super::config::ServiceControllerConfig;
 use super::error::{ServiceControllerError, SyncError};
 use super::event::ServiceEventRecorder;
+use super::host_sets::HostSets;
 use super::locker::ResourceLocker;
 use super::metrics::ServiceMetrics;
 use super::predicates::{
@@ -49,7 +50,7 @@ pub(super) struct State {
     /// Fingerprint of each Service's last successful ensure: an equal one needs no new call.
     pub synced: HashMap<String, Value>,
     /// Node names each Service's load balancer was last given (by ensure or update).
-    pub hosts: HashMap<String, BTreeSet<String>>,
+    pub hosts: HostSets,
 }
 
 /// Shared by the Service workers and the node sync.
@@ -227,9 +228,12 @@ impl<P: Provider> Context<P> {
                 SyncError::Ensure,
             )
             .await?;
-        self.state()
-            .hosts
-            .insert(key_of(service), node_names(&nodes));
+        let names = node_names(&nodes);
+        {
+            let mut state = self.state();
+            let names = state.hosts.share(names);
+            state.hosts.insert(key_of(service), names);
+        }
         self.record(
             service,
             EventType::Normal,
@@ -372,7 +376,7 @@ impl<P: Provider> ServiceController<P> {
             state: Mutex::new(State {
                 backoff: Backoff::new(self.config.min_retry_delay, self.config.max_retry_delay),
                 synced: HashMap::new(),
-                hosts: HashMap::new(),
+                hosts: HostSets::default(),
             }),
             config: self.config,
             metrics: self.metrics,

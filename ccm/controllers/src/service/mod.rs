@@ -48,6 +48,7 @@ pub mod config;
 pub mod controller;
 pub mod error;
 pub mod event;
+pub mod host_sets;
 pub mod locker;
 pub mod metrics;
 pub mod node_sync;

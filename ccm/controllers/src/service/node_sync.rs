@@ -3,6 +3,7 @@
 //! Service's load balancer the new set with `UpdateLoadBalancer`; failures requeue the Service.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ccm_cloud::{LoadBalancer, Provider};
@@ -92,7 +93,7 @@ impl<P: Provider> Context<P> {
         let started = Instant::now();
         self.forget_deleted(services);
         let nodes = stable_nodes(self.nodes.state().iter().map(AsRef::as_ref));
-        let names = node_names(&nodes);
+        let names = self.state().hosts.share(node_names(&nodes));
         let stale: Vec<_> = services
             .state()
             .into_iter()
@@ -102,7 +103,7 @@ impl<P: Provider> Context<P> {
                 self.state()
                     .hosts
                     .get(&key_of(s))
-                    .is_some_and(|hosts| *hosts != names)
+                    .is_some_and(|hosts| *hosts != *names)
             })
             .collect();
         let workers = usize::from(self.config.concurrent_service_syncs.max(1));
@@ -113,7 +114,7 @@ impl<P: Provider> Context<P> {
                 let key = key_of(&service);
                 match self.update_hosts(&service, nodes, names).await {
                     Ok(()) => {
-                        self.state().hosts.insert(key, names.clone());
+                        self.state().hosts.insert(key, Arc::clone(names));
                     }
                     Err(error) => {
                         tracing::warn!(service = %key, %error, "failed to update load balancer hosts");
@@ -138,7 +139,7 @@ impl<P: Provider> Context<P> {
         let live: BTreeSet<String> = services.state().iter().map(|s| key_of(s)).collect();
         let mut state = self.state();
         state.synced.retain(|key, _| live.contains(key));
-        state.hosts.retain(|key, _| live.contains(key));
+        state.hosts.retain(|key| live.contains(key));
         state.backoff.retain(|key| live.contains(key));
     }
 

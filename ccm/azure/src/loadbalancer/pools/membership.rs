@@ -356,7 +356,7 @@ impl PoolMembership {
             errors,
         )
         .await;
-        let mut written = 0;
+        let mut written = Vec::new();
         for ((mut cached, edited), answer) in answers {
             match answer {
                 Ok(doc) => {
@@ -365,8 +365,7 @@ impl PoolMembership {
                     if let Some(p) = cached.properties.as_mut() {
                         p.network_profile_configuration = Some(edited);
                     }
-                    reads.wrote_scale_set_vm(rg, name, cached);
-                    written += 1;
+                    written.push(cached);
                 }
                 Err(e) => {
                     reads.forget_written(rg, Some(name));
@@ -374,7 +373,9 @@ impl PoolMembership {
                 }
             }
         }
-        written
+        let count = written.len();
+        reads.wrote_scale_set_vms(rg, name, written);
+        count
     }
 
     /// NICs of `group`: a wanted NIC joins, any other NIC referencing the pools leaves.
