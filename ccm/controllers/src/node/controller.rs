@@ -11,7 +11,7 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::controller::{Action, Controller};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::json;
@@ -38,15 +38,7 @@ pub struct CloudNodeConfig {
     pub node_name: Option<String>,
     /// Beta topology labels: always for the CCM's controller, opt-in for cloud-node-manager.
     pub beta_labels: BetaLabels,
-    /// Node syncs at most in flight at once. Each holds a whole Node read fresh and its update
-    /// body; without a bound, 5000 registering nodes were 5000 syncs queued on the client's rate
-    /// limit at once (about 0.5 GiB). The rate limit, not this, bounds the init time.
-    pub workers: u16,
 }
-
-/// Default [`CloudNodeConfig::workers`] (upstream runs one worker; more keep init within the
-/// client's rate limit instead of one round trip per node).
-pub const DEFAULT_NODE_WORKERS: u16 = 64;
 
 impl Default for CloudNodeConfig {
     fn default() -> Self {
@@ -55,7 +47,6 @@ impl Default for CloudNodeConfig {
             init_retry: Duration::from_secs(10),
             node_name: None,
             beta_labels: BetaLabels::Write,
-            workers: DEFAULT_NODE_WORKERS,
         }
     }
 }
@@ -117,9 +108,7 @@ impl<P: Provider> CloudNodeController<P> {
         let (store, writer) = reflector::store();
         let nodes = reflector(writer, crate::node_cache::watch(this.nodes.clone(), watch))
             .applied_objects();
-        let workers = this.config.workers.max(1);
         Controller::for_stream(nodes, store)
-            .with_config(controller::Config::default().concurrency(workers))
             .run(
                 |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
                 |_node, error, ctx: Arc<Self>| {

@@ -30,11 +30,6 @@
 //! - upstream's newest `address.go` revision orders addresses (provided IP first) instead of
 //!   dropping the other addresses of the same type; we follow the filtering revision described in
 //!   the annotation's docs (the kubelet's IP must be the node's address of that type).
-//!
-//! Deliberately different: at most [`DEFAULT_NODE_WORKERS`] (64) node syncs run at once (upstream's
-//! `--concurrent-node-syncs` is not exposed by the Azure CCM and its node controller runs one
-//! worker, anchor-ccm.md 1.3); each sync holds a whole Node, so an unbounded count held every
-//! registering node at once (5000 nodes: about 0.5 GiB, ccm/README.md "Scale and memory").
 
 pub mod addresses;
 pub mod conflict;
@@ -44,7 +39,7 @@ pub mod labels;
 pub mod metrics;
 pub mod update;
 
-pub use controller::{CloudNodeConfig, CloudNodeController, CloudNodeError, DEFAULT_NODE_WORKERS};
+pub use controller::{CloudNodeConfig, CloudNodeController, CloudNodeError};
 pub use labels::BetaLabels;
 pub use metrics::NodeMetrics;
 

@@ -34,10 +34,6 @@ pub struct MemoryCloud {
     instances: Mutex<HashMap<String, Instance>>,
     failing: Mutex<HashSet<String>>,
     metadata_calls: Mutex<HashMap<String, usize>>,
-    /// `instance_metadata` calls running now and the most seen at once.
-    metadata_in_flight: Mutex<(usize, usize)>,
-    /// How long each `instance_metadata` call takes (none: answers at once).
-    metadata_delay: Mutex<Option<std::time::Duration>>,
     exists_hook: Mutex<Option<ExistsHook>>,
     balancers: Mutex<HashMap<String, LoadBalancerStatus>>,
     lb_calls: Mutex<Vec<LbCall>>,
@@ -79,16 +75,6 @@ impl MemoryCloud {
             .lock()
             .unwrap()
             .insert(node.to_owned(), instance);
-    }
-
-    /// Makes every `instance_metadata` call take `delay`, counting the calls running at once.
-    pub fn delay_metadata(&self, delay: std::time::Duration) {
-        *self.metadata_delay.lock().unwrap() = Some(delay);
-    }
-
-    /// The most `instance_metadata` calls that ran at once.
-    pub fn max_metadata_in_flight(&self) -> usize {
-        self.metadata_in_flight.lock().unwrap().1
     }
 
     /// Makes every call about `node` fail with a retryable error.
@@ -205,16 +191,6 @@ impl InstancesV2 for MemoryCloud {
             .unwrap()
             .entry(node.name_any())
             .or_default() += 1;
-        let delay = *self.metadata_delay.lock().unwrap();
-        if let Some(delay) = delay {
-            {
-                let mut in_flight = self.metadata_in_flight.lock().unwrap();
-                in_flight.0 += 1;
-                in_flight.1 = in_flight.1.max(in_flight.0);
-            }
-            tokio::time::sleep(delay).await;
-            self.metadata_in_flight.lock().unwrap().0 -= 1;
-        }
         Ok(self
             .lookup(node)?
             .ok_or(CloudError::InstanceNotFound)?

@@ -188,47 +188,6 @@ async fn tainted_node_is_initialised_and_synced_event_recorded() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn node_syncs_in_flight_are_bounded_by_the_workers() {
-    let api = KubeApi::start().await;
-    let cloud = Arc::new(MemoryCloud::default());
-    // Slow cloud answers so that syncs overlap whenever the controller lets them.
-    cloud.delay_metadata(Duration::from_millis(100));
-    let names: Vec<String> = (0..8).map(|i| format!("vm-w{i}")).collect();
-    for name in &names {
-        cloud.put(name, instance(name, false));
-        create_node(&api.client, name, true, true).await;
-    }
-    let config = CloudNodeConfig {
-        init_retry: Duration::from_millis(200),
-        workers: 2,
-        ..CloudNodeConfig::default()
-    };
-    let controller = CloudNodeController::new(
-        api.client.clone(),
-        cloud.clone(),
-        config,
-        NodeMetrics::default(),
-    )
-    .unwrap();
-    tokio::spawn(controller.run());
-
-    let nodes: Api<Node> = Api::all(api.client.clone());
-    wait_for("every node initialised", || async {
-        let list = nodes.list(&ListParams::default()).await.ok()?;
-        list.items
-            .iter()
-            .all(|n| !taint_keys(n).contains(&UNINITIALIZED.to_owned()))
-            .then_some(())
-    })
-    .await;
-    let most = cloud.max_metadata_in_flight();
-    assert!(
-        (1..=2).contains(&most),
-        "{most} syncs ran at once with 2 workers"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unresolvable_node_keeps_its_taint_with_a_warning() {
     let api = KubeApi::start().await;
     let cloud = Arc::new(MemoryCloud::default());
