@@ -258,6 +258,20 @@ pub fn merge_shards(out: &Path, shards: &[PathBuf]) -> Result<Written, MergeErro
         }
     }
     outcomes.sort_by_key(|o| order.get(o.name.as_str()).copied().unwrap_or(usize::MAX));
+    // Which binaries were tested: every shard of one run tested the same, the first one's says so.
+    if let Some(first) = builds.first() {
+        let from = first.dir.join("artifacts").join(super::BINARIES_FILE);
+        if from.is_file() {
+            let to = out.join("artifacts").join(super::BINARIES_FILE);
+            let error = |source| MergeError::Copy {
+                from: from.display().to_string(),
+                to: to.display().to_string(),
+                source,
+            };
+            std::fs::create_dir_all(out.join("artifacts")).map_err(error)?;
+            std::fs::copy(&from, &to).map_err(error)?;
+        }
+    }
     let meta = merged_meta(&builds);
     Ok(write_results(out, &meta, &outcomes, false)?)
 }

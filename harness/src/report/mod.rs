@@ -44,6 +44,10 @@ mod summary;
 mod write;
 
 pub use command::{ReportCommand, run_report};
+
+/// File under a build's `artifacts/` naming the CCM and CNM binaries the run tested (`harness run`
+/// writes it; a merge of shards keeps it).
+pub const BINARIES_FILE: &str = "binaries.json";
 pub use html::render_html;
 pub use junit::{SUITE, junit_report};
 pub use merge::{MergeError, merge_shards};

@@ -197,10 +197,7 @@ fn print_timelines(outcomes: &[ScenarioOutcome]) {
 /// Cells of the terminal timeline (with the lane labels, about 110 columns).
 const TEXT_CELLS: usize = 72;
 
-/// File under the build's `artifacts/` naming the CCM and CNM binaries the run tested.
-pub const BINARIES_FILE: &str = "binaries.json";
-
-/// Writes [`BINARIES_FILE`] (so the report says what was tested) and returns the line printed
+/// Writes [`report::BINARIES_FILE`] (so the report says what was tested) and returns the line printed
 /// with the summary and the version a given CCM reports (the run's `ccm-version`).
 fn record_binaries(
     artifacts: &Path,
@@ -209,7 +206,7 @@ fn record_binaries(
     let record = binaries.record()?;
     let dir = artifacts.join("artifacts");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let path = dir.join(BINARIES_FILE);
+    let path = dir.join(report::BINARIES_FILE);
     std::fs::write(&path, serde_json::to_string_pretty(&record)?)
         .with_context(|| format!("writing {}", path.display()))?;
     let origin = |given: bool| if given { "given" } else { "ours" };

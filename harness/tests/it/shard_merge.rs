@@ -99,6 +99,12 @@ fn shard_build(
         .map(|o| o.started_ms + o.duration_ms as i64)
         .max();
     write_results(dir, &meta, outcomes, false).expect("write shard");
+    std::fs::create_dir_all(dir.join("artifacts")).expect("artifacts dir");
+    std::fs::write(
+        dir.join("artifacts").join(harness::report::BINARIES_FILE),
+        r#"{"cloud-controller-manager": {"given": true}}"#,
+    )
+    .expect("binaries.json");
     ShardRecord {
         shard,
         suite: suite.iter().map(|s| (*s).to_owned()).collect(),
@@ -162,6 +168,13 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
     assert_eq!(
         json(merged.join("finished.json")),
         json(whole.join("finished.json"))
+    );
+    assert!(
+        merged
+            .join("artifacts")
+            .join(harness::report::BINARIES_FILE)
+            .is_file(),
+        "the tested binaries' record is kept"
     );
     for name in suite {
         let dir = merged.join("artifacts/scenarios").join(name);
