@@ -36,8 +36,22 @@ pub struct RealClusterArgs {
     pub cloud_config: PathBuf,
     /// Most ARM requests per second (the subscription's read budget is shared with the cluster's
     /// own controllers).
-    #[arg(long = "arm-reads-per-second", default_value_t = DEFAULT_READS_PER_SECOND)]
+    #[arg(
+        long = "arm-reads-per-second",
+        default_value_t = DEFAULT_READS_PER_SECOND,
+        value_parser = reads_per_second
+    )]
     pub arm_reads_per_second: f64,
+}
+
+/// `--arm-reads-per-second`: a finite number above 0 (0 or less would mean no budget at all).
+fn reads_per_second(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!(
+            "accepted values are numbers above 0, e.g. {DEFAULT_READS_PER_SECOND} (the default) or 0.5"
+        )),
+    }
 }
 
 /// An existing cluster, read-only.
@@ -123,5 +137,19 @@ impl ClusterProvider for KubeconfigCluster {
     /// Nothing to stop: this provider starts nothing.
     async fn teardown(&mut self) -> Result<(), ClusterError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_per_second;
+
+    #[test]
+    fn the_read_budget_flag_takes_only_positive_finite_rates() {
+        assert_eq!(reads_per_second("0.5"), Ok(0.5));
+        for bad in ["0", "-1", "NaN", "inf", "fast"] {
+            let error = reads_per_second(bad).expect_err(bad);
+            assert!(error.contains("numbers above 0"), "{bad}: {error}");
+        }
     }
 }
