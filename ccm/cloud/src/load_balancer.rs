@@ -22,11 +22,13 @@ pub trait LoadBalancer: Send + Sync {
     fn get_load_balancer_name(&self, cluster_name: &str, service: &Service) -> String;
 
     /// Creates or updates the Service's load balancer for these nodes and returns its status.
+    /// The nodes are borrowed from the caller's cache: at 5000 nodes a copy per call would be
+    /// tens of MiB per Service reconcile.
     fn ensure_load_balancer(
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> impl Future<Output = Result<LoadBalancerStatus, CloudError<Self::Error>>> + Send;
 
     /// Updates only the backend hosts of an existing load balancer (node set changed).
@@ -34,7 +36,7 @@ pub trait LoadBalancer: Send + Sync {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> impl Future<Output = Result<(), CloudError<Self::Error>>> + Send;
 
     /// Deletes what the Service owns; succeeds when nothing is left (idempotent).

@@ -66,7 +66,7 @@ where
         &self,
         _: &str,
         _: &Service,
-        _: &[Node],
+        _: &[&Node],
     ) -> Result<LoadBalancerStatus, CloudError<E>> {
         no("LoadBalancer::ensure_load_balancer")
     }
@@ -75,7 +75,7 @@ where
         &self,
         _: &str,
         _: &Service,
-        _: &[Node],
+        _: &[&Node],
     ) -> Result<(), CloudError<E>> {
         no("LoadBalancer::update_load_balancer")
     }

@@ -140,7 +140,7 @@ mod whole_provider {
             &self,
             _cluster_name: &str,
             _service: &Service,
-            nodes: &[Node],
+            nodes: &[&Node],
         ) -> Result<LoadBalancerStatus, CloudError<MemoryError>> {
             Ok(LoadBalancerStatus {
                 ingress: Some(vec![LoadBalancerIngress {
@@ -154,7 +154,7 @@ mod whole_provider {
             &self,
             _cluster_name: &str,
             _service: &Service,
-            _nodes: &[Node],
+            _nodes: &[&Node],
         ) -> Result<(), CloudError<MemoryError>> {
             Ok(())
         }
@@ -236,7 +236,7 @@ mod whole_provider {
     }
 
     /// What a service controller would do, written only against the seam.
-    async fn ingress_ip<P: Provider>(provider: &P, nodes: &[Node]) -> Option<String> {
+    async fn ingress_ip<P: Provider>(provider: &P, nodes: &[&Node]) -> Option<String> {
         let lb = provider.load_balancer()?;
         let status = lb
             .ensure_load_balancer("kubernetes", &Service::default(), nodes)
@@ -255,7 +255,7 @@ mod whole_provider {
         assert_eq!(provider.provider_name(), "memory");
         assert!(provider.has_cluster_id());
         assert_eq!(
-            ingress_ip(&provider, &[Node::default(), Node::default()])
+            ingress_ip(&provider, &[&Node::default(), &Node::default()])
                 .await
                 .as_deref(),
             Some("192.0.2.2")

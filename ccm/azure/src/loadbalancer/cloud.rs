@@ -73,7 +73,7 @@ impl LoadBalancer for AzureLoadBalancer {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<LoadBalancerStatus, CloudError<AzureError>> {
         self.reconciler
             .ensure(cluster_name, service, nodes)
@@ -85,7 +85,7 @@ impl LoadBalancer for AzureLoadBalancer {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<(), CloudError<AzureError>> {
         self.reconciler
             .update_hosts(cluster_name, service, nodes)

@@ -21,7 +21,7 @@ use super::network_io::NetworkIo;
 use super::parse::{ParseContext, parse_service};
 use super::plan::{LbChange, LbTarget, plan_remove};
 use super::pools::node_ip::internal_ip;
-use super::pools::{PoolMembership, eligible_nodes, set_node_ip_members};
+use super::pools::{PoolMembership, eligible_refs, set_node_ip_members};
 use super::publicip::{self, PipContext};
 use super::service::{IpFamily, LbService};
 use super::settings::LbSettings;
@@ -373,7 +373,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<LoadBalancerStatus, LbError> {
         let svc = self.parse(service)?;
         let _serial = self.serial.lock().await;
@@ -390,14 +390,14 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         svc: &LbService,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<LoadBalancerStatus, LbError> {
         let zones = self.region_zones().await?;
         let pip_ctx = self.pip_context(cluster_name, zones.clone());
         let pip_rg = pip_ctx.resource_group_for(svc).to_string();
         let snap = self.snapshot(cluster_name, svc, &pip_rg).await?;
         let target = self.target(cluster_name, svc.internal, zones.clone());
-        let eligible = eligible_nodes(nodes, &self.config);
+        let eligible = eligible_refs(nodes, &self.config);
         self.remember_nodes(&eligible);
         let draft = draft(&self.settings, &target, &pip_ctx, svc, &eligible, &snap)?;
         for warning in &draft.pip_plan.warnings {
@@ -570,7 +570,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<(), LbError> {
         let svc = self.parse(service)?;
         let _serial = self.serial.lock().await;
@@ -586,7 +586,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         svc: &LbService,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<(), LbError> {
         let lbs = self.io.list_load_balancers(&self.settings).await?;
         let name = self.settings.lb_name(cluster_name, svc.internal);
@@ -600,7 +600,7 @@ impl LbReconciler {
         if super::plan::service_frontends(&current, svc).is_empty() {
             return Ok(());
         }
-        let eligible = eligible_nodes(nodes, &self.config);
+        let eligible = eligible_refs(nodes, &self.config);
         self.remember_nodes(&eligible);
         if !self.settings.preconfigured_pools {
             match self.settings.pool_type {

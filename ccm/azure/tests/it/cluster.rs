@@ -202,3 +202,8 @@ pub(crate) fn node(name: &str, labels: &[(&str, &str)]) -> Node {
         ..Default::default()
     }
 }
+
+/// Borrowed views of `nodes`, as the load balancer methods take them.
+pub fn refs(nodes: &[Node]) -> Vec<&Node> {
+    nodes.iter().collect()
+}

@@ -440,7 +440,7 @@ impl Churn {
             let status = self
                 .bed
                 .lb()
-                .ensure_load_balancer(CLUSTER, svc, &nodes)
+                .ensure_load_balancer(CLUSTER, svc, &crate::cluster::refs(&nodes))
                 .await
                 .unwrap_or_else(|e| panic!("ensure {}: {e}", name_of(svc)));
             self.statuses.insert(name_of(svc), ingress_ips(&status));
@@ -576,7 +576,7 @@ async fn run_case_with(steps: Vec<Step>, extra: &str) {
     for svc in churn.live.values() {
         let status = fresh
             .lb()
-            .ensure_load_balancer(CLUSTER, svc, &nodes)
+            .ensure_load_balancer(CLUSTER, svc, &crate::cluster::refs(&nodes))
             .await
             .unwrap_or_else(|e| panic!("fresh ensure {}: {e}", name_of(svc)));
         fresh_statuses.insert(name_of(svc), ingress_ips(&status));
@@ -767,7 +767,7 @@ async fn the_node_sync_takes_a_node_that_left_out_of_the_floating_ip_off_rule() 
     );
 
     bed.lb()
-        .update_load_balancer(CLUSTER, &svc, &agents)
+        .update_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&agents))
         .await
         .unwrap_or_else(|e| panic!("update: {e}"));
     let rules = serde_json::to_string(&bed.nsg_rules().await).expect("JSON");

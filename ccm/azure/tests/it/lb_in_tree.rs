@@ -48,7 +48,7 @@ async fn the_ccm_takes_over_what_the_in_tree_profile_wrote_and_cleans_it_all_up(
     let in_tree = AzureProvider::with_arm(&config, bed.cluster.fast_arm(&config).await);
     let before = in_tree
         .load_balancers()
-        .ensure_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .ensure_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&bed.nodes))
         .await
         .expect("in-tree ensure");
     let pips = service_pips(&bed, &base).await;

@@ -158,7 +158,7 @@ async fn port_changes_move_rules_probes_and_nsg_and_a_fresh_process_writes_nothi
     bed.cluster.clear_journal().await;
     let again = fresh
         .load_balancers()
-        .ensure_load_balancer(CLUSTER, &v2, &bed.nodes)
+        .ensure_load_balancer(CLUSTER, &v2, &crate::cluster::refs(&bed.nodes))
         .await
         .expect("ensure");
     assert_eq!(again, status);
@@ -313,7 +313,10 @@ async fn faults_from_arm_converge_with_nothing_lost() {
     let mut failures = Vec::new();
     let mut status = None;
     for _ in 0..12 {
-        match lb.ensure_load_balancer(CLUSTER, &svc, &bed.nodes).await {
+        match lb
+            .ensure_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&bed.nodes))
+            .await
+        {
             Ok(s) => {
                 status = Some(s);
                 break;
@@ -468,7 +471,7 @@ async fn starred_annotations_reach_azure_and_bad_ones_change_nothing() {
         let bad = service("shop", UID_A, &[(key, value)], &[(80, 30080)]);
         let err = bed
             .lb()
-            .ensure_load_balancer(CLUSTER, &bad, &bed.nodes)
+            .ensure_load_balancer(CLUSTER, &bad, &crate::cluster::refs(&bed.nodes))
             .await
             .expect_err("bad annotation refused");
         assert!(!err.is_retryable(), "{err}");
@@ -588,7 +591,7 @@ async fn node_set_changes_update_pool_members_with_writes_only_for_the_changed_n
         );
     bed.cluster.clear_journal().await;
     bed.lb()
-        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .update_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&bed.nodes))
         .await
         .expect("update");
     let puts: Vec<String> = writes(&bed.cluster)
@@ -601,7 +604,7 @@ async fn node_set_changes_update_pool_members_with_writes_only_for_the_changed_n
 
     bed.cluster.clear_journal().await;
     bed.lb()
-        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .update_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&bed.nodes))
         .await
         .expect("update");
     assert!(writes(&bed.cluster).await.is_empty(), "no change, no write");
@@ -640,7 +643,7 @@ async fn node_ip_pools_list_node_addresses_and_follow_the_node_set() {
     });
     bed.cluster.clear_journal().await;
     bed.lb()
-        .update_load_balancer(CLUSTER, &svc, &bed.nodes)
+        .update_load_balancer(CLUSTER, &svc, &crate::cluster::refs(&bed.nodes))
         .await
         .expect("update");
     let w = writes(&bed.cluster).await;
@@ -725,10 +728,8 @@ async fn a_pip_still_provisioning_when_read_gives_its_address_once_the_lb_accept
             }
         }
     };
-    let (result, ()) = tokio::join!(
-        bed.lb().ensure_load_balancer(CLUSTER, &svc, &bed.nodes),
-        finish
-    );
+    let nodes = crate::cluster::refs(&bed.nodes);
+    let (result, ()) = tokio::join!(bed.lb().ensure_load_balancer(CLUSTER, &svc, &nodes), finish);
     let status = result.unwrap_or_else(|e| panic!("ensure: {e}"));
     let pip = bed.get(&format!("publicIPAddresses/{pip_name}")).await;
     assert_eq!(

@@ -143,7 +143,7 @@ impl Bed {
 
     pub(crate) async fn ensure(&self, svc: &Service) -> LoadBalancerStatus {
         self.lb()
-            .ensure_load_balancer(CLUSTER, svc, &self.nodes)
+            .ensure_load_balancer(CLUSTER, svc, &crate::cluster::refs(&self.nodes))
             .await
             .unwrap_or_else(|e| panic!("ensure: {e}"))
     }

@@ -212,7 +212,8 @@ impl<P: Provider> Context<P> {
             .await
             .map_err(SyncError::AddFinalizer)?;
         let _ = self.nodes.wait_until_ready().await;
-        let nodes = stable_nodes(self.nodes.state().iter().map(AsRef::as_ref));
+        let cached = self.nodes.state();
+        let nodes = stable_nodes(cached.iter().map(AsRef::as_ref));
         if nodes.is_empty() {
             self.record(
                 service,

@@ -92,7 +92,8 @@ impl<P: Provider> Context<P> {
     async fn sync_nodes(&self, services: &Store<Service>) {
         let started = Instant::now();
         self.forget_deleted(services);
-        let nodes = stable_nodes(self.nodes.state().iter().map(AsRef::as_ref));
+        let cached = self.nodes.state();
+        let nodes = stable_nodes(cached.iter().map(AsRef::as_ref));
         let names = self.state().hosts.share(node_names(&nodes));
         let stale: Vec<_> = services
             .state()
@@ -146,7 +147,7 @@ impl<P: Provider> Context<P> {
     async fn update_hosts(
         &self,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
         names: &BTreeSet<String>,
     ) -> Result<(), SyncError<P::Error>> {
         let cluster = self.config.cluster_name.as_str();

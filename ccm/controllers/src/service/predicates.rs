@@ -82,13 +82,9 @@ pub fn in_stable_set(node: &Node) -> bool {
         && node_untainted(node)
 }
 
-/// The Nodes a load balancer should target, sorted by name.
-pub fn stable_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<Node> {
-    let mut stable: Vec<Node> = nodes
-        .into_iter()
-        .filter(|n| in_stable_set(n))
-        .cloned()
-        .collect();
+/// The Nodes a load balancer should target, sorted by name; borrowed from the cache, not copied.
+pub fn stable_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<&'a Node> {
+    let mut stable: Vec<&Node> = nodes.into_iter().filter(|n| in_stable_set(n)).collect();
     stable.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     stable
 }
@@ -104,7 +100,7 @@ pub fn stable_node_names<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> BTree
 }
 
 /// Names of a node list, the identity node sync compares.
-pub fn node_names(nodes: &[Node]) -> BTreeSet<String> {
+pub fn node_names(nodes: &[&Node]) -> BTreeSet<String> {
     nodes
         .iter()
         .filter_map(|n| n.metadata.name.clone())

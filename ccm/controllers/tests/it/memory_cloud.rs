@@ -61,7 +61,7 @@ fn service_key(service: &Service) -> String {
     )
 }
 
-fn names(nodes: &[Node]) -> Vec<String> {
+fn names(nodes: &[&Node]) -> Vec<String> {
     nodes.iter().map(|n| n.name_any()).collect()
 }
 
@@ -219,7 +219,7 @@ impl LoadBalancer for MemoryCloud {
         &self,
         _cluster: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<LoadBalancerStatus> {
         let key = service_key(service);
         self.lb_call(LbCall::Ensure(key.clone(), names(nodes)), &key)?;
@@ -238,7 +238,7 @@ impl LoadBalancer for MemoryCloud {
         &self,
         _cluster: &str,
         service: &Service,
-        nodes: &[Node],
+        nodes: &[&Node],
     ) -> Result<()> {
         let key = service_key(service);
         self.lb_call(LbCall::Update(key.clone(), names(nodes)), &key)

@@ -75,7 +75,7 @@ pub mod pool_ref;
 #[cfg(test)]
 mod test_support;
 
-pub use eligibility::{Exclusion, eligible_nodes};
+pub use eligibility::{Exclusion, eligible_nodes, eligible_refs};
 pub use error::PoolError;
 pub use membership::{PoolMembership, PoolWrites};
 pub use node_ip::{set_node_ip_members, vnet_id};
