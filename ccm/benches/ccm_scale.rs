@@ -2,13 +2,15 @@
 //! `cloud-controller-manager` initialises every Node of a topology (registered as kubelets with
 //! `--cloud-provider=external` do, with a kubelet-sized status) and serves N `type: LoadBalancer`
 //! Services; printed per case: time to initialise all nodes, ARM calls for it, time and ARM calls
-//! for the Services, ARM calls while idle, and the process's peak RSS (`VmHWM`) after the idle
-//! window. Also one `cloud-node-manager` initialising its node from IMDS.
+//! for the Services, ARM calls while idle, and the process's peak RSS (`VmHWM`): after
+//! initialisation, after the Services, over the whole run, and the steady-state peak (the
+//! kernel's peak reset after the Services, read after the idle window). Also one `cloud-node-manager` initialising its node from IMDS.
 //! Prints figures only; run with `cargo bench -p azure-ccm --bench ccm_scale`.
 //!
 //! Cases (`CCM_BENCH_CASES`, comma-separated, default all): `small` (small.yaml, 2 Services),
 //! `zonal` (zonal-vmss.yaml, 2 Services), `cnm` (one cloud-node-manager on small.yaml), `1000`
-//! (1000-nodes.yaml, four zonal scale sets), `5000` (five scale sets of 1000, 1000 Services).
+//! (1000-nodes.yaml, four zonal scale sets), `5000` (five scale sets of 1000, 1000 Services, every
+//! other one internal: see [`numbered_service`]).
 //! `CCM_BENCH_IDLE_SECS` (default 30): the idle window before RSS is read. `CCM_BENCH_CCM_ARGS`:
 //! extra CCM flags (space-separated), e.g. `--kube-api-qps=100 --kube-api-burst=200`; by default
 //! the CCM runs with upstream's defaults (20 QPS, burst 30), which bound the init time.
@@ -219,12 +221,23 @@ fn registered_node(name: &str) -> Node {
     }
 }
 
+/// Service `i`: odd ones internal, so 1000 Services fit two Standard load balancers (`kubernetes`
+/// and `kubernetes-internal`, 500 frontends each): one holds at most 600 frontend IP
+/// configurations (Azure's limit, enforced by the fake), and upstream's CCM, like ours, puts every
+/// public Service of a cluster on one load balancer unless multiple ones are configured.
 fn numbered_service(i: usize) -> Service {
     let node_port = 30000 + i32::try_from(i).expect("small index");
-    load_balancer_service(
+    let mut service = load_balancer_service(
         &format!("svc-{i:04}"),
         vec![tcp_port("http", 80, node_port)],
-    )
+    );
+    if i % 2 == 1 {
+        service.metadata.annotations.get_or_insert_default().insert(
+            "service.beta.kubernetes.io/azure-load-balancer-internal".to_string(),
+            "true".to_string(),
+        );
+    }
+    service
 }
 
 /// ARM calls in the fake's journal from `since` on: (reads, writes, operation polls, next seq).
@@ -260,6 +273,12 @@ async fn arm_calls(fake: &FakeAzure, since: u64) -> (usize, usize, usize, u64) {
     );
     let next = export["nextSeq"].as_u64().expect("nextSeq");
     (counts.0, counts.1, counts.2, next)
+}
+
+/// Starts a new peak: the kernel sets `VmHWM` back to the current RSS (Linux >= 4.0), so the
+/// next reading is the peak of the steady state alone, not of initialisation.
+fn reset_peak(pid: u32) {
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").expect("reset VmHWM");
 }
 
 /// `VmHWM` and `VmRSS` of a process, in KiB.
@@ -432,12 +451,14 @@ async fn run_ccm(case: &Case, dir: &Path) {
     .await;
     let init_time = started.elapsed();
     let (reads, writes, polls, seq) = arm_calls(&fake, seq).await;
+    let (init_peak, _) = memory_kib(pid);
     println!(
-        "{:>6} | {:>5} nodes | init {:>7.1} s | init ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls})",
+        "{:>6} | {:>5} nodes | init {:>7.1} s | init ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls}) | peak RSS so far {:.1} MiB",
         case.name,
         names.len(),
         init_time.as_secs_f64(),
         reads + writes + polls,
+        mib(init_peak),
     );
 
     let services: Api<Service> = Api::namespaced(client, "default");
@@ -469,25 +490,30 @@ async fn run_ccm(case: &Case, dir: &Path) {
         let elapsed = started.elapsed();
         let (reads, writes, polls, next) = arm_calls(&fake, seq).await;
         seq = next;
+        let (peak, _) = memory_kib(pid);
         println!(
-            "{:>6} | {:>5} Services | ready {:>6.1} s | ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls})",
+            "{:>6} | {:>5} Services | ready {:>6.1} s | ARM calls {:>5} (reads {reads}, writes {writes}, polls {polls}) | peak RSS so far {:.1} MiB",
             case.name,
             case.services,
             elapsed.as_secs_f64(),
             reads + writes + polls,
+            mib(peak),
         );
     }
+    let (lifetime_peak, _) = memory_kib(pid);
+    reset_peak(pid);
     let idle = idle_window();
     tokio::time::sleep(idle).await;
     ccm.check_alive();
     let (reads, writes, polls, _) = arm_calls(&fake, seq).await;
-    let (hwm, rss) = memory_kib(pid);
+    let (steady_peak, rss) = memory_kib(pid);
     println!(
-        "{:>6} | idle {:>3} s: ARM calls {} (writes {writes}) | cloud-controller-manager peak RSS (VmHWM) {:.1} MiB, RSS now {:.1} MiB",
+        "{:>6} | idle {:>3} s: ARM calls {} (writes {writes}) | cloud-controller-manager peak RSS (VmHWM) {:.1} MiB over the run, {:.1} MiB in the idle window (steady state), RSS now {:.1} MiB",
         case.name,
         idle.as_secs(),
         reads + writes + polls,
-        mib(hwm),
+        mib(lifetime_peak),
+        mib(steady_peak),
         mib(rss),
     );
 }
