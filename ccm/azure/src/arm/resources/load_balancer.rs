@@ -5,6 +5,17 @@ use serde::{Deserialize, Serialize};
 
 use super::envelope::{Child, Extra, Reference, Resource};
 
+/// A read-only member skipped while decoding (its content is never allocated) and never sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Discarded;
+
+impl<'de> Deserialize<'de> for Discarded {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer)?;
+        Ok(Discarded)
+    }
+}
+
 /// A load-balancer document.
 pub type LoadBalancer = Resource<LoadBalancerProperties>;
 
@@ -99,12 +110,12 @@ pub struct BackendAddressPoolProperties {
     /// IP-based members (`nodeIP` pool type).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load_balancer_backend_addresses: Option<Vec<BackendAddress>>,
-    /// NIC ipconfigs that joined (read-only; `nodeIPConfiguration` pool type).
-    #[serde(
-        rename = "backendIPConfigurations",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub backend_ip_configurations: Option<Vec<Reference>>,
+    /// NIC ipconfigs that joined (read-only; `nodeIPConfiguration` pool type): skipped while
+    /// decoding and never sent. ARM lists every member there (one id per node: 5000 in each
+    /// copy of the document at 5000 nodes), ignores it in a PUT, and membership is read from
+    /// the NICs and instances, so the only exception to the models' round trip.
+    #[serde(rename = "backendIPConfigurations", default, skip_serializing)]
+    pub backend_ip_configurations: Discarded,
     /// VNet of IP-based pools.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub virtual_network: Option<Reference>,

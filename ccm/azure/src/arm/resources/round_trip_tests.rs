@@ -19,6 +19,27 @@ fn round_trips<T: DeserializeOwned + Serialize>(doc: &Value) -> Result<(), Strin
     }
 }
 
+/// [`round_trips`] for a load balancer, whose pools' read-only `backendIPConfigurations` are
+/// dropped on purpose (see [`load_balancer::BackendAddressPoolProperties`]).
+fn load_balancer_round_trips(doc: &Value) -> Result<(), String> {
+    let mut expected = doc.clone();
+    let pools = expected
+        .pointer_mut("/properties/backendAddressPools")
+        .and_then(Value::as_array_mut);
+    for pool in pools.into_iter().flatten() {
+        if let Some(props) = pool.get_mut("properties").and_then(Value::as_object_mut) {
+            props.remove("backendIPConfigurations");
+        }
+    }
+    let typed: LoadBalancer = serde_json::from_value(doc.clone()).map_err(|e| e.to_string())?;
+    let back = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
+    if back == expected {
+        Ok(())
+    } else {
+        Err(format!("changed:\n{back}\nexpected:\n{expected}"))
+    }
+}
+
 type Check = fn(&Value) -> Result<(), String>;
 
 /// Each fixture with the model it belongs to.
@@ -62,7 +83,7 @@ fn fixtures() -> Vec<(&'static str, &'static str, Check)> {
         (
             "load_balancer",
             include_str!("testdata/load_balancer.json"),
-            round_trips::<LoadBalancer>,
+            load_balancer_round_trips,
         ),
         (
             "security_group",
@@ -155,6 +176,22 @@ fn every_fixture_round_trips_as_captured() {
     for (name, text, check) in fixtures() {
         check(&parse(name, text)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+}
+
+#[test]
+fn pool_members_listed_by_arm_are_neither_kept_nor_sent() {
+    let doc = parse("load_balancer", include_str!("testdata/load_balancer.json"));
+    let listed = doc
+        .pointer("/properties/backendAddressPools/0/properties/backendIPConfigurations")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    assert!(listed > 0, "the fixture lists pool members");
+    let lb: LoadBalancer = serde_json::from_value(doc).unwrap();
+    let sent = serde_json::to_value(&lb).unwrap();
+    assert_eq!(
+        sent.pointer("/properties/backendAddressPools/0/properties/backendIPConfigurations"),
+        None
+    );
 }
 
 #[test]
