@@ -297,7 +297,10 @@ impl<P: Provider> CloudNodeController<P> {
                 let current = if from_cache {
                     cached
                 } else {
-                    fresh = self.nodes.get(name).await?;
+                    // Held while its patch waits on the rate limit: keep what a cache keeps.
+                    let mut read = self.nodes.get(name).await?;
+                    crate::node_cache::slim(&mut read);
+                    fresh = read;
                     &fresh
                 };
                 let change = match compute(current) {
