@@ -122,7 +122,8 @@ impl KubeCloudSharedArgs {
         )
     }
 
-    /// The hosted controllers' settings; the rest comes from each binary's own flags.
+    /// The hosted controllers' settings; the rest comes from each binary's own flags
+    /// (`concurrent_node_syncs` is cloud-node's default, which the CCM's flag replaces).
     pub fn controller_settings(
         &self,
         concurrent_service_syncs: u16,
@@ -136,6 +137,7 @@ impl KubeCloudSharedArgs {
             concurrent_service_syncs: concurrent_service_syncs.max(1),
             node_monitor_period: self.node_monitor_period,
             node_status_update_frequency,
+            concurrent_node_syncs: ccm_controllers::node::DEFAULT_CONCURRENT_NODE_SYNCS,
             route_reconciliation_period: self.route_reconciliation_period,
             ipam,
             start_interval,

@@ -159,6 +159,18 @@ fn bad_flags_exit_non_zero_naming_the_flag() {
         ),
         (&[config, "--secure-port=https"], &["--secure-port"]),
         (
+            &[config, "--concurrent-node-syncs=0"],
+            &["--concurrent-node-syncs", "0"],
+        ),
+        (
+            &[config, "--concurrent-node-syncs=-1"],
+            &["--concurrent-node-syncs", "-1"],
+        ),
+        (
+            &[config, "--concurrent-node-syncs=x"],
+            &["--concurrent-node-syncs", "x"],
+        ),
+        (
             &[
                 config,
                 "--configure-cloud-routes=false",
@@ -195,6 +207,27 @@ fn bad_flags_exit_non_zero_naming_the_flag() {
             assert!(message.contains(word), "{args:?}: {word} not in: {message}");
         }
     }
+}
+
+#[test]
+fn help_shows_the_concurrent_node_syncs_default() {
+    let output = run(&["--help"]);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    let at = help
+        .find("--concurrent-node-syncs")
+        .unwrap_or_else(|| panic!("--concurrent-node-syncs missing from:\n{help}"));
+    let entry: String = help[at..]
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with("--concurrent-service-syncs"))
+        .collect();
+    assert!(
+        entry.contains(&format!(
+            "[default: {}]",
+            ccm_controllers::node::DEFAULT_CONCURRENT_NODE_SYNCS
+        )),
+        "{entry}"
+    );
 }
 
 fn is_initialised(node: &Node) -> bool {

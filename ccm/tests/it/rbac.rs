@@ -78,9 +78,15 @@ const KEPT_UNUSED: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "azure:cloud-node-manager",
-        "patch",
+        "get",
         "core/nodes",
-        "upstream CNM role parity (migration.md 1.6); ours writes the Node with a full update",
+        "the upstream image reads its Node before writing it; ours writes from the watch cache and reads only after a 409 Conflict",
+    ),
+    (
+        "azure:cloud-node-manager",
+        "update",
+        "core/nodes",
+        "the upstream image's cloud-node controller writes the Node with a full update (migration.md 1.6); ours patches it",
     ),
 ];
 

@@ -56,6 +56,7 @@ pub fn build<P: Provider>(
         CLOUD_NODE => {
             let config = CloudNodeConfig {
                 node_status_update_frequency: settings.node_status_update_frequency,
+                concurrent_node_syncs: settings.concurrent_node_syncs.max(1),
                 ..CloudNodeConfig::default()
             };
             let controller =

@@ -22,6 +22,8 @@ pub struct ControllerSettings {
     pub node_monitor_period: Duration,
     /// `--node-status-update-frequency` of cloud-node.
     pub node_status_update_frequency: Duration,
+    /// `--concurrent-node-syncs` of cloud-node (at least 1).
+    pub concurrent_node_syncs: u16,
     /// `--route-reconciliation-period`.
     pub route_reconciliation_period: Duration,
     /// node-ipam ranges (`None`: node-ipam does not run).

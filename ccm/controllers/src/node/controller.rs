@@ -1,7 +1,15 @@
 //! The cloud-node controller's effects: watch Nodes, fetch instance metadata, write the update
 //! computed by [`super::update`], record Events and observe the metrics.
+//!
+//! A sync starts from the Node the watch cache handed it and writes before it reads: one merge
+//! patch ([`super::patch`]) guarded by that Node's resourceVersion, a fresh GET only after a 409.
+//! An initialisation is then three calls (patch, status patch of the addresses, Event) and a sync
+//! waiting on the client's rate limit holds the cached Node's `Arc` and a patch of a few hundred
+//! bytes, not a fresh whole Node and an Update body. Answers of the writes are not decoded into
+//! Nodes (only their status code matters).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -10,22 +18,34 @@ use ccm_names::controllers::CLOUD_NODE;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::controller::{Action, Controller};
+use kube::api::{Api, Patch, PatchParams};
+use kube::core::Request;
+use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use kube::{Client, ResourceExt};
-use serde_json::json;
+use kube::{Client, Resource, ResourceExt};
+use serde_json::{Value, json};
 
 use super::conflict::retry_on_conflict;
 use super::event::{EventType, NodeEventRecorder};
 use super::labels::BetaLabels;
 use super::metrics::NodeMetrics;
+use super::patch::merge_patch;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
 
 /// Reason of the Warning Event recorded while a node cannot be initialised. **[infer]** upstream
 /// only logs and requeues; the Event is ours so the reason is visible on the Node.
 pub const INIT_FAILED_REASON: &str = "NodeInitializationFailed";
+
+/// Default of `--concurrent-node-syncs`: Nodes synced at once. Upstream's option (k8s.io/cloud-provider
+/// since 1.27) defaults to 1; ours is higher so node initialisation is paced by the client's rate
+/// limit, not by the bound: a sync makes its API calls one after the other, so with 32 syncs in
+/// flight the token bucket (upstream's 20 QPS, burst 30) always has requests waiting unless a
+/// call's round trip exceeds 32 / 20 = 1.6 s, and the burst of 30 is used at once. A sync waiting
+/// on the bucket holds the cached Node's `Arc` and a small patch, so 32 of them cost little, while
+/// the other registering Nodes wait as names in the controller's queue instead of as syncs in
+/// flight (unbounded, 5000 registering Nodes were 5000 syncs holding their Nodes).
+pub const DEFAULT_CONCURRENT_NODE_SYNCS: u16 = 32;
 
 /// Settings of one cloud-node controller.
 #[derive(Debug, Clone)]
@@ -38,6 +58,8 @@ pub struct CloudNodeConfig {
     pub node_name: Option<String>,
     /// Beta topology labels: always for the CCM's controller, opt-in for cloud-node-manager.
     pub beta_labels: BetaLabels,
+    /// `--concurrent-node-syncs`: Nodes synced at once (0 is taken as 1).
+    pub concurrent_node_syncs: u16,
 }
 
 impl Default for CloudNodeConfig {
@@ -47,6 +69,7 @@ impl Default for CloudNodeConfig {
             init_retry: Duration::from_secs(10),
             node_name: None,
             beta_labels: BetaLabels::Write,
+            concurrent_node_syncs: DEFAULT_CONCURRENT_NODE_SYNCS,
         }
     }
 }
@@ -109,6 +132,7 @@ impl<P: Provider> CloudNodeController<P> {
         let nodes = reflector(writer, crate::node_cache::watch(this.nodes.clone(), watch))
             .applied_objects();
         Controller::for_stream(nodes, store)
+            .with_config(this.controller_config())
             .run(
                 |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
                 |_node, error, ctx: Arc<Self>| {
@@ -119,6 +143,11 @@ impl<P: Provider> CloudNodeController<P> {
             )
             .for_each(|_| async {})
             .await;
+    }
+
+    /// kube-runtime's settings: at most `--concurrent-node-syncs` syncs at once.
+    fn controller_config(&self) -> controller::Config {
+        controller::Config::default().concurrency(self.config.concurrent_node_syncs.max(1))
     }
 
     async fn metadata(&self, node: &Node) -> Result<InstanceMetadata, String> {
@@ -139,8 +168,11 @@ impl<P: Provider> CloudNodeController<P> {
         let labels = update::label_reconciliation(node, self.config.beta_labels);
         if labels.changes_object() {
             let written = self
-                .write_object(&node.name_any(), |fresh| {
-                    Ok(update::label_reconciliation(fresh, self.config.beta_labels))
+                .write_patch(node, |current| {
+                    Ok(update::label_reconciliation(
+                        current,
+                        self.config.beta_labels,
+                    ))
                 })
                 .await?;
             if let Err(error) = written {
@@ -152,7 +184,7 @@ impl<P: Provider> CloudNodeController<P> {
         }
         match self.metadata(node).await {
             Ok(meta) => match update::address_refresh(node, &meta) {
-                Ok(Some(addresses)) => self.patch_addresses(node, &addresses).await?,
+                Ok(Some(addresses)) => self.patch_addresses(&node.name_any(), &addresses).await?,
                 Ok(None) => {}
                 Err(error) => {
                     tracing::warn!(node = %node.name_any(), %error, "addresses not updated")
@@ -188,12 +220,12 @@ impl<P: Provider> CloudNodeController<P> {
             Err(reason) => return self.refuse(node, &reason).await,
         };
         let written = self
-            .write_object(&name, |fresh| {
-                update::initialisation(fresh, &meta, self.config.beta_labels)
+            .write_patch(node, |current| {
+                update::initialisation(current, &meta, self.config.beta_labels)
             })
             .await?;
-        let fresh = match written {
-            Ok(Some(fresh)) => fresh,
+        let update = match written {
+            Ok(Some(update)) => update,
             // Someone else initialised it meanwhile.
             Ok(None) => return Ok(Action::requeue(self.config.node_status_update_frequency)),
             Err(error) => return self.refuse(node, &error.to_string()).await,
@@ -205,15 +237,13 @@ impl<P: Provider> CloudNodeController<P> {
             refreshed.insert(name.clone(), Instant::now());
         }
         self.observe(&self.metrics.taint_removal_delay, node);
-        if let Ok(Some(addresses)) =
-            update::initialisation(&fresh, &meta, self.config.beta_labels).map(|u| u.addresses)
-        {
-            self.patch_addresses(&fresh, &addresses).await?;
+        if let Some(addresses) = &update.addresses {
+            self.patch_addresses(&name, addresses).await?;
         }
         self.observe(&self.metrics.initial_node_sync_delay, node);
         self.events
             .record(
-                &fresh,
+                node,
                 EventType::Normal,
                 "Synced",
                 "Node synced successfully",
@@ -247,39 +277,72 @@ impl<P: Provider> CloudNodeController<P> {
         }
     }
 
-    /// Get-modify-Update with retry on conflict; the update is recomputed on each fresh read.
-    /// `Ok(Ok(None))` when the fresh node needs nothing (e.g. already initialised elsewhere).
-    async fn write_object(
+    /// Writes the update `compute` makes of `cached` (the watch cache's Node) as one merge patch
+    /// guarded by its resourceVersion; on 409 Conflict reads the Node fresh, recomputes and
+    /// patches again ([`retry_on_conflict`]). Returns the update written, computed from the Node
+    /// version the write applied to (its `addresses` part is still to be written);
+    /// `Ok(Ok(None))` when that Node needs nothing (e.g. already initialised elsewhere).
+    async fn write_patch(
         &self,
-        name: &str,
+        cached: &Node,
         compute: impl Fn(&Node) -> Result<NodeUpdate, AddressError>,
-    ) -> Result<Result<Option<Node>, AddressError>, CloudNodeError> {
-        let compute = &compute;
-        let written = retry_on_conflict(|| async move {
-            let mut fresh = self.nodes.get(name).await?;
-            let change = match compute(&fresh) {
-                Ok(change) => change,
-                Err(error) => return Ok(Err(error)),
-            };
-            if !change.changes_object() {
-                return Ok(Ok(None));
+    ) -> Result<Result<Option<NodeUpdate>, AddressError>, CloudNodeError> {
+        let name = cached.name_any();
+        let (name, compute) = (&name, &compute);
+        let first = AtomicBool::new(true);
+        let written = retry_on_conflict(|| {
+            let from_cache = first.swap(false, Ordering::Relaxed);
+            async move {
+                let fresh;
+                let current = if from_cache {
+                    cached
+                } else {
+                    // Held while its patch waits on the rate limit: keep what a cache keeps.
+                    let mut read = self.nodes.get(name).await?;
+                    crate::node_cache::slim(&mut read);
+                    fresh = read;
+                    &fresh
+                };
+                let change = match compute(current) {
+                    Ok(change) => change,
+                    Err(error) => return Ok(Err(error)),
+                };
+                let Some(body) = merge_patch(current, &change) else {
+                    return Ok(Ok(None));
+                };
+                self.send_patch(name, None, &Patch::Merge(body)).await?;
+                Ok(Ok(Some(change)))
             }
-            change.apply_to(&mut fresh);
-            let written = self
-                .nodes
-                .replace(name, &PostParams::default(), &fresh)
-                .await?;
-            Ok(Ok(Some(written)))
         })
         .await?;
         Ok(written)
+    }
+
+    /// PATCHes the Node (or its `subresource`) without decoding the answer into a Node: the
+    /// whole Node it returns (managedFields, images) is skipped while it is parsed.
+    async fn send_patch(
+        &self,
+        name: &str,
+        subresource: Option<&str>,
+        patch: &Patch<Value>,
+    ) -> Result<(), kube::Error> {
+        let request = Request::new(Node::url_path(&(), None));
+        let params = PatchParams::default();
+        let http = match subresource {
+            Some(sub) => request.patch_subresource(sub, name, &params, patch),
+            None => request.patch(name, &params, patch),
+        }
+        .map_err(kube::Error::BuildRequest)?;
+        let client = Client::from(self.nodes.clone());
+        client.request::<serde::de::IgnoredAny>(http).await?;
+        Ok(())
     }
 
     /// Replaces `status.addresses` with a strategic merge patch (`$patch: replace`), as
     /// upstream's `PatchNodeStatus` does since the list's merge key is not unique.
     async fn patch_addresses(
         &self,
-        node: &Node,
+        name: &str,
         addresses: &[NodeAddress],
     ) -> Result<(), CloudNodeError> {
         let mut list = vec![json!({"$patch": "replace"})];
@@ -289,12 +352,7 @@ impl<P: Provider> CloudNodeController<P> {
                 .map(|a| json!({"type": a.type_, "address": a.address})),
         );
         let patch = json!({"status": {"addresses": list}});
-        self.nodes
-            .patch_status(
-                &node.name_any(),
-                &PatchParams::default(),
-                &Patch::Strategic(patch),
-            )
+        self.send_patch(name, Some("status"), &Patch::Strategic(patch))
             .await?;
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! Snapshots of the node updates computed for VMAS- and VMSS-like metadata, provided-node-ip
-//! cases and dual-stack nodes; reviewed by hand (see the `.snap` files).
+//! cases and dual-stack nodes, and of the merge patches that write them; reviewed by hand (see
+//! the `.snap` files).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,7 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeSpec, NodeStatus, Taint}
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::labels::BetaLabels;
+use super::patch::merge_patch;
 use super::update::{address_refresh, initialisation, label_reconciliation};
 
 fn addr(type_: &str, address: &str) -> NodeAddress {
@@ -25,6 +27,7 @@ fn kubelet_node(name: &str, provided_ip: Option<&str>) -> Node {
     Node {
         metadata: ObjectMeta {
             name: Some(name.into()),
+            resource_version: Some("4711".into()),
             labels: Some(BTreeMap::from([(
                 "kubernetes.io/hostname".to_owned(),
                 name.to_owned(),
@@ -241,4 +244,59 @@ fn without_beta_labels_only_ga_labels_are_written_and_nothing_is_reconciled() {
         .get_or_insert_with(BTreeMap::new)
         .insert(BETA_ZONE.into(), "2".into());
     assert!(!label_reconciliation(&node, BetaLabels::Skip).changes_object());
+}
+
+#[test]
+fn init_patch_sets_labels_provider_id_and_drops_only_the_uninitialized_taint() {
+    let node = kubelet_node("vmas-0", None);
+    let update = initialisation(&node, &vmas_metadata(), BetaLabels::Write).unwrap();
+    let patch = merge_patch(&node, &update).expect("a write");
+    // resourceVersion of the cached Node, the labels set (not kubernetes.io/hostname), the
+    // providerID and the taints without the uninitialized one; no status.
+    insta::assert_json_snapshot!(patch);
+}
+
+#[test]
+fn init_patch_keeps_a_set_provider_id_and_removes_the_last_taint() {
+    let mut node = kubelet_node("pool000003", None);
+    let spec = node.spec.as_mut().unwrap();
+    spec.provider_id = Some("azure:///kept".into());
+    spec.taints
+        .as_mut()
+        .unwrap()
+        .retain(|t| t.key == UNINITIALIZED);
+    let update = initialisation(&node, &vmss_metadata(), BetaLabels::Skip).unwrap();
+    let patch = merge_patch(&node, &update).expect("a write");
+    insta::assert_json_snapshot!(patch);
+}
+
+#[test]
+fn label_reconciliation_patch_sets_only_the_ga_twin() {
+    let mut node = kubelet_node("vmas-0", None);
+    initialisation(&node, &vmas_metadata(), BetaLabels::Write)
+        .unwrap()
+        .apply_to(&mut node);
+    node.metadata.resource_version = Some("4800".into());
+    node.metadata
+        .labels
+        .as_mut()
+        .unwrap()
+        .insert(BETA_ZONE.into(), "2".into());
+    let update = label_reconciliation(&node, BetaLabels::Write);
+    let patch = merge_patch(&node, &update).expect("a write");
+    insta::assert_json_snapshot!(patch);
+}
+
+#[test]
+fn nothing_to_write_makes_no_patch() {
+    let mut node = kubelet_node("vmas-0", None);
+    initialisation(&node, &vmas_metadata(), BetaLabels::Write)
+        .unwrap()
+        .apply_to(&mut node);
+    let again = initialisation(&node, &vmas_metadata(), BetaLabels::Write).unwrap();
+    assert_eq!(merge_patch(&node, &again), None);
+    assert_eq!(
+        merge_patch(&node, &label_reconciliation(&node, BetaLabels::Write)),
+        None
+    );
 }

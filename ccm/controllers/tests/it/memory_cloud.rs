@@ -34,6 +34,8 @@ pub struct MemoryCloud {
     instances: Mutex<HashMap<String, Instance>>,
     failing: Mutex<HashSet<String>>,
     metadata_calls: Mutex<HashMap<String, usize>>,
+    metadata_hold: Mutex<Option<tokio::sync::watch::Receiver<bool>>>,
+    metadata_in_flight: Mutex<(usize, usize)>,
     exists_hook: Mutex<Option<ExistsHook>>,
     balancers: Mutex<HashMap<String, LoadBalancerStatus>>,
     lb_calls: Mutex<Vec<LbCall>>,
@@ -95,6 +97,18 @@ impl MemoryCloud {
             .get(node)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Makes `instance_metadata` wait until the returned sender sends `true`.
+    pub fn hold_metadata(&self) -> tokio::sync::watch::Sender<bool> {
+        let (release, held) = tokio::sync::watch::channel(false);
+        *self.metadata_hold.lock().unwrap() = Some(held);
+        release
+    }
+
+    /// `instance_metadata` calls running now, and the most that ever ran at once.
+    pub fn metadata_in_flight(&self) -> (usize, usize) {
+        *self.metadata_in_flight.lock().unwrap()
     }
 
     /// Every mutating load-balancer call so far, in order.
@@ -191,6 +205,16 @@ impl InstancesV2 for MemoryCloud {
             .unwrap()
             .entry(node.name_any())
             .or_default() += 1;
+        let held = self.metadata_hold.lock().unwrap().clone();
+        if let Some(mut held) = held {
+            {
+                let mut counts = self.metadata_in_flight.lock().unwrap();
+                counts.0 += 1;
+                counts.1 = counts.1.max(counts.0);
+            }
+            let _ = held.wait_for(|released| *released).await;
+            self.metadata_in_flight.lock().unwrap().0 -= 1;
+        }
         Ok(self
             .lookup(node)?
             .ok_or(CloudError::InstanceNotFound)?

@@ -438,3 +438,51 @@ async fn a_node_that_turns_ready_while_the_cloud_is_asked_is_kept() {
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0].0, "Warning");
 }
+
+/// `concurrent_node_syncs` bounds the syncs in flight: with 2 and five registering Nodes whose
+/// instance lookups are held, two lookups run and the others wait in the queue; once released,
+/// every Node is initialised and no more than two ever ran at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_node_syncs_bounds_the_syncs_in_flight() {
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    let names: Vec<String> = (0..5).map(|i| format!("vm-{i}")).collect();
+    for name in &names {
+        cloud.put(name, instance(name, false));
+        create_node(&api.client, name, true, true).await;
+    }
+    let release = cloud.hold_metadata();
+    let config = CloudNodeConfig {
+        init_retry: Duration::from_millis(200),
+        node_status_update_frequency: Duration::from_secs(300),
+        concurrent_node_syncs: 2,
+        ..CloudNodeConfig::default()
+    };
+    let controller = CloudNodeController::new(
+        api.client.clone(),
+        cloud.clone(),
+        config,
+        NodeMetrics::default(),
+    )
+    .unwrap();
+    tokio::spawn(controller.run());
+
+    wait_for("two held lookups", || async {
+        (cloud.metadata_in_flight().0 >= 2).then_some(())
+    })
+    .await;
+    // Room for the other three syncs to start if nothing bounded them.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(cloud.metadata_in_flight(), (2, 2));
+    release.send(true).unwrap();
+
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    for name in &names {
+        wait_for("node initialised", || async {
+            let node = nodes.get(name).await.ok()?;
+            (!taint_keys(&node).contains(&UNINITIALIZED.to_owned())).then_some(())
+        })
+        .await;
+    }
+    assert_eq!(cloud.metadata_in_flight().1, 2, "at most two at once");
+}

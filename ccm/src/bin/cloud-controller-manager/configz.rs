@@ -67,7 +67,7 @@ pub fn document(flags: &Flags) -> Value {
             "ConfigureCloudRoutes": flags.shared.configure_cloud_routes,
         },
         "ServiceController": { "ConcurrentServiceSyncs": flags.concurrent_service_syncs },
-        "NodeController": { "ConcurrentNodeSyncs": 1 },
+        "NodeController": { "ConcurrentNodeSyncs": flags.concurrent_node_syncs },
         "NodeStatusUpdateFrequency": format(flags.node_status_update_frequency),
     }})
 }

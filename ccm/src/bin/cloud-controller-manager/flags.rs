@@ -68,6 +68,13 @@ pub struct Flags {
     #[arg(long, value_parser = duration, default_value = "5m", value_name = "DURATION")]
     pub node_status_update_frequency: Duration,
 
+    /// Nodes the cloud-node controller synchronises at once (at least 1). Upstream's option
+    /// defaults to 1; this default keeps the API client's rate limit busy during a mass
+    /// registration while holding only that many syncs in flight.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..),
+          default_value_t = ccm_controllers::node::DEFAULT_CONCURRENT_NODE_SYNCS, value_name = "N")]
+    pub concurrent_node_syncs: u16,
+
     /// Workers of the service controller; upstream accepts only 1.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub concurrent_service_syncs: i32,

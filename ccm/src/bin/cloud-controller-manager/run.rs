@@ -64,12 +64,13 @@ pub async fn run(flags: Flags) -> anyhow::Result<()> {
     let running = RunningControllers::register(&mut registry, COMPONENT);
     let leader_metrics = LeaderMetrics::register(&mut registry);
     registry.register_collector(Box::new(azure_ccm::process_metrics::ProcessCollector));
-    let controller_settings = flags.shared.controller_settings(
+    let mut controller_settings = flags.shared.controller_settings(
         u16::try_from(flags.concurrent_service_syncs).unwrap_or(1),
         flags.node_status_update_frequency,
         settings.ipam.clone(),
         flags.controller_start_interval,
     );
+    controller_settings.concurrent_node_syncs = flags.concurrent_node_syncs;
     let factory = InputsFactory::register(&client, &mut registry, controller_settings);
     let inputs = factory.inputs(&config).await?;
     let plan = flags.election.host_plan(
