@@ -341,10 +341,13 @@ impl NodeReads {
         }
     }
 
-    /// After the caller's own write of a NIC of `resource_group`: the cached NIC list holds the
-    /// written document (no re-read).
-    pub fn wrote_nic(&self, resource_group: &str, nic: NetworkInterface) {
-        replace_listed(&self.nics, resource_group.to_lowercase(), vec![nic], |n| {
+    /// After the caller's own writes of NICs of `resource_group`: the cached NIC list holds the
+    /// written documents (no re-read), copied once for all of them.
+    pub fn wrote_nics(&self, resource_group: &str, nics: Vec<NetworkInterface>) {
+        if nics.is_empty() {
+            return;
+        }
+        replace_listed(&self.nics, resource_group.to_lowercase(), nics, |n| {
             n.id.as_deref()
         });
     }
@@ -368,6 +371,9 @@ impl NodeReads {
         scale_set: &str,
         vms: Vec<CachedScaleSetVm>,
     ) {
+        if vms.is_empty() {
+            return;
+        }
         replace_listed(
             &self.scale_set_vms,
             scale_set_key(resource_group, scale_set),

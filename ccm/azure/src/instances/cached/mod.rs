@@ -5,7 +5,7 @@
 //!
 //! Each projection keeps what its readers use and is decoded straight from the listed page:
 //! members it does not name are skipped by the decoder (serde's `IgnoredAny`), so they are never
-//! allocated. A `From<&Whole>` gives the same projection of a whole document (a PUT answer, or a
+//! allocated. A `From<&Whole>` (`TryFrom` for the packed member) gives the same projection of a whole document (a PUT answer, or a
 //! document cached whole), and tests hold the two equal on realistic documents.
 //!
 //! What is compact, and what its readers are:
@@ -15,6 +15,8 @@
 //!   membership (`loadbalancer::pools::membership`), whose instance PUT is sparse (`location`,
 //!   `hardwareProfile`, the edited `networkProfileConfiguration`, the ETag as `If-Match`): those
 //!   two members are kept whole, everything else ARM would keep since the PUT does not name it.
+//!   The network profile configuration, the largest member, is kept as its JSON text
+//!   ([`Packed`]) and decoded again only to be edited.
 //! - [`CachedNic`] (a uniform scale set's NICs, read-only in NRP): addresses and route next hops
 //!   (id, name, each ipconfig's name, primary flag, private address, family, public IP id).
 //! - [`CachedVm`] (VMs, never written by the CCM): node resolution and the flexible-member check
@@ -33,12 +35,14 @@
 //!   whole, never a per-node list.
 
 mod nic;
+mod packed;
 mod parts;
 mod public_ip;
 mod scale_set_vm;
 mod vm;
 
 pub use nic::{CachedIpConfig, CachedNic};
+pub use packed::Packed;
 pub use public_ip::CachedPublicIp;
 pub use scale_set_vm::CachedScaleSetVm;
 pub use vm::CachedVm;

@@ -7,6 +7,7 @@ use crate::arm::resources::instance_view::is_powered_off_state;
 use crate::arm::resources::scale_set_network::ScaleSetNetworkProfile;
 use crate::arm::resources::virtual_machine::HardwareProfile;
 
+use super::packed::Packed;
 use super::parts::{ComputerNameOnly, NameOnly, PrimaryNic, ViewFacts};
 
 /// A uniform scale-set instance reduced to what node resolution and backend-pool membership read,
@@ -35,8 +36,9 @@ pub struct CachedScaleSetVm {
     pub computer_name: Option<String>,
     /// Id of the primary NIC of `properties.networkProfile`.
     pub primary_nic: Option<String>,
-    /// `properties.networkProfileConfiguration`, whole: what the pool membership edits and PUTs.
-    pub network_profile_configuration: Option<ScaleSetNetworkProfile>,
+    /// `properties.networkProfileConfiguration`, whole (packed): what the pool membership
+    /// unpacks, edits and PUTs.
+    pub network_profile_configuration: Option<Packed<ScaleSetNetworkProfile>>,
     /// `properties.provisioningState`.
     pub provisioning_state: Option<String>,
     /// `instanceView.platformFaultDomain`.
@@ -64,7 +66,7 @@ struct ListedProperties {
     hardware_profile: Option<HardwareProfile>,
     os_profile: Option<ComputerNameOnly>,
     network_profile: Option<PrimaryNic>,
-    network_profile_configuration: Option<ScaleSetNetworkProfile>,
+    network_profile_configuration: Option<Packed<ScaleSetNetworkProfile>>,
     provisioning_state: Option<String>,
     instance_view: Option<ViewFacts>,
 }
@@ -92,12 +94,18 @@ impl From<Listed> for CachedScaleSetVm {
     }
 }
 
-impl From<&ScaleSetVm> for CachedScaleSetVm {
+impl TryFrom<&ScaleSetVm> for CachedScaleSetVm {
+    type Error = serde_json::Error;
+
     /// The projection of a whole document (e.g. one a PUT answered).
-    fn from(vm: &ScaleSetVm) -> CachedScaleSetVm {
+    fn try_from(vm: &ScaleSetVm) -> Result<CachedScaleSetVm, serde_json::Error> {
         let p = vm.properties.as_ref();
         let view = p.and_then(|p| p.instance_view.as_ref());
-        CachedScaleSetVm {
+        let network_profile_configuration = p
+            .and_then(|p| p.network_profile_configuration.as_ref())
+            .map(Packed::pack)
+            .transpose()?;
+        Ok(CachedScaleSetVm {
             id: vm.id.clone(),
             name: vm.name.clone(),
             location: vm.location.clone(),
@@ -111,11 +119,11 @@ impl From<&ScaleSetVm> for CachedScaleSetVm {
                 .and_then(|p| p.network_profile.as_ref())
                 .and_then(|n| n.primary_nic_id("").ok())
                 .map(str::to_string),
-            network_profile_configuration: p.and_then(|p| p.network_profile_configuration.clone()),
+            network_profile_configuration,
             provisioning_state: p.and_then(|p| p.provisioning_state.clone()),
             fault_domain: view.and_then(|v| v.platform_fault_domain),
             power_state: vm.power_state().map(str::to_string),
-        }
+        })
     }
 }
 

@@ -13,7 +13,7 @@ use crate::arm::resources::{ScaleSetVm, VirtualMachineScaleSet};
 use crate::cache::ReadMode;
 use crate::config::{BackendPoolType, Config, LoadBalancerSku, PreconfiguredPools};
 use crate::instances::AzureInstances;
-use crate::instances::cached::CachedScaleSetVm;
+use crate::instances::cached::{CachedScaleSetVm, Packed};
 
 use super::batch::{self, Put};
 use super::desired::{self, Desired, instance_key};
@@ -318,11 +318,11 @@ impl PoolMembership {
             }
         };
         let mut puts = Vec::new();
-        for vm in vms.iter() {
+        for (index, vm) in vms.iter().enumerate() {
             if inactive(vm) {
                 continue;
             }
-            let Some(profile) = vm.network_profile_configuration.as_ref() else {
+            let Some(packed) = vm.network_profile_configuration.as_ref() else {
                 continue;
             };
             let key = instance_key(rg, name, vm.instance_id.as_deref().unwrap_or_default());
@@ -330,10 +330,19 @@ impl PoolMembership {
             if !member && !leave {
                 continue;
             }
-            let mut edited = profile.clone();
             let vm_name = vm.name.as_deref().unwrap_or(name);
+            let mut edited = match packed.unpack() {
+                Ok(profile) => profile,
+                Err(source) => {
+                    errors.push(json_error(vm_name, source));
+                    continue;
+                }
+            };
             match edit_profile(&mut edited, pools, member, self.standard(), vm_name) {
-                Ok(true) => puts.push(instance_put(vm, edited)),
+                Ok(true) => match instance_put(index, vm, &edited) {
+                    Ok(put) => puts.push(put),
+                    Err(source) => errors.push(json_error(vm_name, source)),
+                },
                 Ok(false) => {}
                 Err(e) => errors.push(e.into()),
             }
@@ -353,10 +362,14 @@ impl PoolMembership {
         )
         .await;
         let mut written = Vec::new();
-        for ((mut cached, edited), answer) in answers {
+        for ((index, edited), answer) in answers {
             match answer {
                 Ok(doc) => {
                     // Keep the listed instance (with its power state); take the new model and ETag.
+                    let Some(listed) = vms.get(index) else {
+                        continue;
+                    };
+                    let mut cached = listed.clone();
                     cached.etag = doc.etag;
                     cached.network_profile_configuration = Some(edited);
                     written.push(cached);
@@ -407,12 +420,17 @@ impl PoolMembership {
                 continue;
             }
             match edit_nic(nic, pools, member, self.standard()) {
-                Ok(Some(edited)) => puts.push(Put {
-                    path: nic.id.clone().unwrap_or_default(),
-                    etag: nic.etag.clone(),
-                    body: edited,
-                    context: (),
-                }),
+                Ok(Some(edited)) => match batch::body(&edited) {
+                    Ok(body) => puts.push(Put {
+                        path: nic.id.clone().unwrap_or_default(),
+                        etag: nic.etag.clone(),
+                        body,
+                        context: (),
+                    }),
+                    Err(source) => {
+                        errors.push(json_error(nic.name.as_deref().unwrap_or_default(), source))
+                    }
+                },
                 Ok(None) => {}
                 Err(e) => errors.push(e.into()),
             }
@@ -429,31 +447,38 @@ impl PoolMembership {
             errors,
         )
         .await;
-        let mut written = 0;
+        let mut written = Vec::new();
         for ((), answer) in answers {
             match answer {
-                Ok(doc) => {
-                    reads.wrote_nic(group, doc);
-                    written += 1;
-                }
+                Ok(doc) => written.push(doc),
                 Err(e) => {
                     reads.forget_written(group, None);
                     errors.push(e);
                 }
             }
         }
-        written
+        let count = written.len();
+        reads.wrote_nics(group, written);
+        count
+    }
+}
+
+fn json_error(resource: &str, source: serde_json::Error) -> PoolError {
+    PoolError::Json {
+        resource: resource.to_string(),
+        source,
     }
 }
 
 /// The sparse instance PUT upstream sends (`location`, `hardwareProfile`, the edited
-/// `networkProfileConfiguration`, with the listed ETag as `If-Match`); the context carries the
-/// listed instance and the edited profile for the cache.
+/// `networkProfileConfiguration`, with the listed ETag as `If-Match`), its body serialized now;
+/// the context carries the listed instance's index and the edited profile, packed, for the cache.
 fn instance_put(
+    index: usize,
     vm: &CachedScaleSetVm,
-    edited: ScaleSetNetworkProfile,
-) -> Put<ScaleSetVm, (CachedScaleSetVm, ScaleSetNetworkProfile)> {
-    let body = ScaleSetVm {
+    edited: &ScaleSetNetworkProfile,
+) -> Result<Put<batch::Body, (usize, Packed<ScaleSetNetworkProfile>)>, serde_json::Error> {
+    let document = ScaleSetVm {
         location: vm.location.clone(),
         properties: Some(ScaleSetVmProperties {
             hardware_profile: vm.hardware_profile.clone(),
@@ -462,12 +487,12 @@ fn instance_put(
         }),
         ..Default::default()
     };
-    Put {
+    Ok(Put {
         path: vm.id.clone().unwrap_or_default(),
-        body,
+        body: batch::body(&document)?,
         etag: vm.etag.clone(),
-        context: (vm.clone(), edited),
-    }
+        context: (index, Packed::pack(edited)?),
+    })
 }
 
 #[cfg(test)]
@@ -523,12 +548,16 @@ mod tests {
             }),
             ..Default::default()
         };
-        let put = instance_put(&compact, edited);
-        let body = serde_json::to_string_pretty(&put.body).expect("body");
+        let put = instance_put(7, &compact, &edited).expect("put");
+        let sent = serde_json::to_vec(&put.body).expect("body");
         assert_eq!(
-            body,
-            serde_json::to_string_pretty(&from_whole).expect("body")
+            sent,
+            serde_json::to_vec(&from_whole).expect("body"),
+            "byte-identical"
         );
+        assert_eq!(put.context, (7, Packed::pack(&edited).expect("packs")));
+        let value: serde_json::Value = serde_json::from_slice(&sent).expect("json");
+        let body = serde_json::to_string_pretty(&value).expect("pretty");
         assert_eq!(put.etag, whole.etag);
         assert_eq!(Some(put.path), whole.id);
         insta::assert_snapshot!(body);
