@@ -5,10 +5,9 @@
 use k8s_openapi::api::core::v1::NodeAddress;
 
 use crate::arm::resource_id::ResourceId;
-use crate::arm::resources::network_interface::NicIpConfiguration;
-use crate::arm::resources::{NetworkInterface, PublicIpAddress};
 use crate::cache::ReadMode;
 
+use super::cached::{CachedIpConfig, CachedNic};
 use super::error::InstanceError;
 use super::machine::{Machine, Placement};
 use super::reads::NodeReads;
@@ -31,7 +30,7 @@ pub async fn primary_nic(
     machine: &Machine,
     node: &str,
     mode: ReadMode,
-) -> Result<NetworkInterface, InstanceError> {
+) -> Result<CachedNic, InstanceError> {
     match primary_nic_once(reads, machine, node, mode).await {
         Err(InstanceError::NicNotFound { .. }) if mode == ReadMode::Default => {
             primary_nic_once(reads, machine, node, ReadMode::ForceRefresh).await
@@ -45,47 +44,45 @@ async fn primary_nic_once(
     machine: &Machine,
     node: &str,
     mode: ReadMode,
-) -> Result<NetworkInterface, InstanceError> {
-    let nics = match &machine.placement {
+) -> Result<CachedNic, InstanceError> {
+    let wanted = machine.primary_nic.as_str();
+    let found = match &machine.placement {
         Placement::ScaleSet {
             resource_group,
             scale_set,
-        } => {
-            reads
-                .scale_set_nics(resource_group, scale_set, mode)
-                .await?
-        }
+        } => reads
+            .scale_set_nics(resource_group, scale_set, mode)
+            .await?
+            .iter()
+            .find(|n| same_id(n.id.as_deref(), wanted))
+            .cloned(),
+        // Cached whole (pool membership PUTs them): read through the same projection.
         Placement::Vm => {
-            let id: ResourceId = machine.primary_nic.parse()?;
+            let id: ResourceId = wanted.parse()?;
             reads
                 .nics(id.resource_group().unwrap_or_default(), mode)
                 .await?
+                .iter()
+                .find(|n| same_id(n.id.as_deref(), wanted))
+                .map(CachedNic::from)
         }
     };
-    nics.iter()
-        .find(|n| same_id(n.id.as_deref(), &machine.primary_nic))
-        .cloned()
-        .ok_or_else(|| InstanceError::NicNotFound {
-            node: node.to_string(),
-            id: machine.primary_nic.clone(),
-        })
+    found.ok_or_else(|| InstanceError::NicNotFound {
+        node: node.to_string(),
+        id: machine.primary_nic.clone(),
+    })
 }
 
 async fn public_address(
     reads: &NodeReads,
     machine: &Machine,
-    config: &NicIpConfiguration,
+    config: &CachedIpConfig,
     mode: ReadMode,
 ) -> Result<Option<String>, InstanceError> {
-    let Some(pip_id) = config
-        .properties
-        .as_ref()
-        .and_then(|p| p.public_ip_address.as_ref())
-        .and_then(|r| r.id.as_deref())
-    else {
+    let Some(pip_id) = config.public_ip_id.as_deref() else {
         return Ok(None);
     };
-    let pips: std::sync::Arc<Vec<PublicIpAddress>> = match &machine.placement {
+    let pips = match &machine.placement {
         Placement::ScaleSet {
             resource_group,
             scale_set,
@@ -104,26 +101,15 @@ async fn public_address(
     Ok(pips
         .iter()
         .find(|p| same_id(p.id.as_deref(), pip_id))
-        .and_then(|p| p.properties.as_ref()?.ip_address.clone())
+        .and_then(|p| p.ip_address.clone())
         .filter(|ip| !ip.is_empty()))
 }
 
-fn private_ip(config: &NicIpConfiguration) -> Option<&str> {
+fn private_ip(config: &CachedIpConfig) -> Option<&str> {
     config
-        .properties
-        .as_ref()?
         .private_ip_address
         .as_deref()
         .filter(|ip| !ip.is_empty())
-}
-
-fn is_v6(config: &NicIpConfiguration) -> bool {
-    crate::arm::resources::envelope::is_ipv6_version(
-        config
-            .properties
-            .as_ref()
-            .and_then(|p| p.private_ip_address_version.as_deref()),
-    )
 }
 
 /// The node's addresses: InternalIP (primary ipconfig), InternalIP of the other family if the
@@ -140,7 +126,7 @@ pub async fn node_addresses(
         node: node.to_string(),
     })?;
     let other = nic
-        .ip_configuration_of_family(!is_v6(primary))
+        .ip_configuration_of_family(!primary.ipv6)
         .ok()
         .filter(|c| private_ip(c).is_some());
     let mut out = vec![address("InternalIP", internal)];

@@ -2,9 +2,9 @@
 //! flexible scale set) or a uniform scale-set instance, and the facts read off its document.
 
 use crate::arm::resource_id::{ProviderId, ResourceId};
-use crate::arm::resources::instance_view::InstanceView;
-use crate::arm::resources::{ScaleSetVm, VirtualMachine};
+use crate::arm::resources::SelectionError;
 
+use super::cached::{CachedScaleSetVm, CachedVm};
 use super::error::InstanceError;
 
 /// Where the instance's NIC is listed.
@@ -60,79 +60,59 @@ impl Machine {
     }
 
     /// From a VM of a resource group's `$expand=instanceView` list.
-    pub fn from_vm(vm: &VirtualMachine, node: &str) -> Result<Machine, InstanceError> {
+    pub fn from_vm(vm: &CachedVm, node: &str) -> Result<Machine, InstanceError> {
         let id: ResourceId = vm.id.as_deref().unwrap_or_default().parse()?;
-        let props = vm.properties.as_ref();
-        let view = props.and_then(|p| p.instance_view.as_ref());
-        let fault_domain = view
-            .and_then(|v| v.platform_fault_domain)
-            .or_else(|| props.and_then(|p| p.platform_fault_domain));
-        let primary_nic = props
-            .and_then(|p| p.network_profile.as_ref())
-            .map(|n| n.primary_nic_id(node).map(str::to_string))
-            .transpose()?
-            .ok_or_else(|| crate::arm::resources::SelectionError::NoPrimaryNic {
-                vm: node.to_string(),
-            })?;
         let region = vm.location.as_deref().unwrap_or_default().to_lowercase();
         Ok(Machine {
             provider_id: ProviderId::from_resource_id(&id)?.to_string(),
-            instance_type: vm.vm_size().unwrap_or_default().to_string(),
-            zone: zone_label(&region, vm.zones.as_deref(), fault_domain),
+            instance_type: vm.vm_size.clone().unwrap_or_default(),
+            zone: zone_label(&region, vm.zones.as_deref(), vm.fault_domain),
             region,
-            provisioning_state: props.and_then(|p| p.provisioning_state.clone()),
-            powered_off: view.is_some_and(InstanceView::is_powered_off),
-            primary_nic,
+            provisioning_state: vm.provisioning_state.clone(),
+            powered_off: vm.is_powered_off(),
+            primary_nic: primary_nic(vm.primary_nic.as_deref(), node)?,
             placement: Placement::Vm,
         })
     }
 
     /// From an instance of a uniform scale set's `$expand=instanceView` list.
-    pub fn from_scale_set_vm(vm: &ScaleSetVm, node: &str) -> Result<Machine, InstanceError> {
+    pub fn from_scale_set_vm(vm: &CachedScaleSetVm, node: &str) -> Result<Machine, InstanceError> {
         let id: ResourceId = vm.id.as_deref().unwrap_or_default().parse()?;
         let scale_set = id
             .parent()
             .map(|p| p.name().to_string())
             .unwrap_or_default();
         let resource_group = id.resource_group().unwrap_or_default().to_string();
-        let props = vm.properties.as_ref();
-        let view = props.and_then(|p| p.instance_view.as_ref());
-        let primary_nic = props
-            .and_then(|p| p.network_profile.as_ref())
-            .map(|n| n.primary_nic_id(node).map(str::to_string))
-            .transpose()?
-            .ok_or_else(|| crate::arm::resources::SelectionError::NoPrimaryNic {
-                vm: node.to_string(),
-            })?;
         let region = vm.location.as_deref().unwrap_or_default().to_lowercase();
         let instance_type = vm
-            .sku
-            .as_ref()
-            .and_then(|s| s.name.clone())
-            .or_else(|| {
-                props
-                    .and_then(|p| p.hardware_profile.as_ref())
-                    .and_then(|h| h.vm_size.clone())
-            })
+            .sku_name
+            .clone()
+            .or_else(|| vm.hardware_profile.as_ref()?.vm_size.clone())
             .unwrap_or_default();
         Ok(Machine {
             provider_id: ProviderId::from_resource_id(&id)?.to_string(),
             instance_type,
-            zone: zone_label(
-                &region,
-                vm.zones.as_deref(),
-                view.and_then(|v| v.platform_fault_domain),
-            ),
+            zone: zone_label(&region, vm.zones.as_deref(), vm.fault_domain),
             region,
-            provisioning_state: props.and_then(|p| p.provisioning_state.clone()),
-            powered_off: view.is_some_and(InstanceView::is_powered_off),
-            primary_nic,
+            provisioning_state: vm.provisioning_state.clone(),
+            powered_off: vm.is_powered_off(),
+            primary_nic: primary_nic(vm.primary_nic.as_deref(), node)?,
             placement: Placement::ScaleSet {
                 resource_group,
                 scale_set,
             },
         })
     }
+}
+
+/// The primary NIC id, or upstream's "no primary nic" error naming the node.
+fn primary_nic(id: Option<&str>, node: &str) -> Result<String, InstanceError> {
+    id.map(str::to_string).ok_or_else(|| {
+        SelectionError::NoPrimaryNic {
+            vm: node.to_string(),
+        }
+        .into()
+    })
 }
 
 /// `topology.kubernetes.io/zone`: `<region>-<zone>` for a zonal instance, else the fault domain
@@ -161,7 +141,7 @@ mod tests {
 
     #[test]
     fn vm_facts_and_lower_cased_group_in_the_provider_id() {
-        let vm: VirtualMachine = serde_json::from_value(json!({
+        let vm: CachedVm = serde_json::from_value(json!({
             "id": "/subscriptions/S/resourceGroups/My-RG/providers/Microsoft.Compute/virtualMachines/Node-1",
             "location": "EastUS",
             "properties": {
@@ -183,7 +163,7 @@ mod tests {
 
     #[test]
     fn scale_set_instance_uses_its_sku_and_group() {
-        let vm: ScaleSetVm = serde_json::from_value(json!({
+        let vm: CachedScaleSetVm = serde_json::from_value(json!({
             "id": "/subscriptions/S/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/ss/virtualMachines/7",
             "location": "westeurope", "zones": ["3"], "sku": { "name": "Standard_D4ds_v5" },
             "properties": { "provisioningState": "Deleting",

@@ -1,6 +1,7 @@
 //! Node metadata over ARM (the `InstancesV2` side of the provider): node name or providerID →
 //! instance ([`vmas`], [`vmss`], [`vmss_flex`], [`computer_name`]), the facts read off it
-//! ([`machine`], [`addresses`]), through cached list reads ([`reads`]).
+//! ([`machine`], [`addresses`]), through cached list reads ([`reads`]) of compact projections
+//! ([`cached`]).
 //!
 //! # Verified behaviour (anchor-ccm.md §3.1–3.6 and §7.1)
 //! - providerIDs: `azure://` + the ARM id with the resource group lower-cased; uniform instances
@@ -52,6 +53,7 @@
 //!   (called on node deletion) drops the lists the node was resolved from.
 
 pub mod addresses;
+pub mod cached;
 pub mod computer_name;
 pub mod error;
 pub mod machine;

@@ -1,6 +1,8 @@
 //! The cached ARM reads node metadata needs: list calls only (one per resource group or scale
 //! set), each behind a [`TtlCache`] keyed like upstream's caches, so resolving every node of a
 //! cluster costs a number of calls that grows with scale sets and resource groups, not nodes.
+//! The per-node lists hold the compact projections of [`super::cached`] (decoded straight from
+//! the pages); the NIC lists of resource groups and the scale-set lists stay whole (see there).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,13 +10,12 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 
 use crate::arm::api_versions::{CloudFlavor, ResourceType};
-use crate::arm::resources::{
-    NetworkInterface, PublicIpAddress, ResourceProvider, ScaleSetVm, VirtualMachine,
-    VirtualMachineScaleSet,
-};
+use crate::arm::resources::{NetworkInterface, ResourceProvider, VirtualMachineScaleSet};
 use crate::arm::{ArmClient, ArmError, ClientKind, Target};
 use crate::cache::{CacheKind, CachePolicy, ReadMode, TtlCache};
 use crate::config::CacheSettings;
+
+use super::cached::{CachedNic, CachedPublicIp, CachedScaleSetVm, CachedVm};
 
 /// How often the region's zone list is read again (upstream refreshes it every 30 minutes).
 pub const ZONES_REFRESH: Duration = Duration::from_secs(30 * 60);
@@ -68,19 +69,19 @@ pub struct NodeReads {
     subscription: String,
     flavor: CloudFlavor,
     /// VMs per resource group, with instance view (VMAS, standalone and flex nodes).
-    vms: TtlCache<String, Shared<VirtualMachine>>,
+    vms: TtlCache<String, Shared<CachedVm>>,
     /// Scale sets per resource group.
     scale_sets: TtlCache<String, Shared<VirtualMachineScaleSet>>,
     /// Instances of one uniform scale set, with instance view, keyed `<rg>/<ss>`.
-    scale_set_vms: TtlCache<String, Shared<ScaleSetVm>>,
-    /// NICs per resource group (VMAS / flex addresses).
+    scale_set_vms: TtlCache<String, Shared<CachedScaleSetVm>>,
+    /// NICs per resource group (VMAS / flex addresses), whole: pool membership PUTs them back.
     nics: TtlCache<String, Shared<NetworkInterface>>,
     /// NICs of every instance of one uniform scale set, keyed `<rg>/<ss>`.
-    scale_set_nics: TtlCache<String, Shared<NetworkInterface>>,
+    scale_set_nics: TtlCache<String, Shared<CachedNic>>,
     /// Public IPs per resource group.
-    public_ips: TtlCache<String, Shared<PublicIpAddress>>,
+    public_ips: TtlCache<String, Shared<CachedPublicIp>>,
     /// Instance public IPs of one uniform scale set, keyed `<rg>/<ss>`.
-    scale_set_public_ips: TtlCache<String, Shared<PublicIpAddress>>,
+    scale_set_public_ips: TtlCache<String, Shared<CachedPublicIp>>,
     /// The Compute provider metadata (region zones); one fixed key.
     compute_provider: TtlCache<(), Arc<ResourceProvider>>,
 }
@@ -149,8 +150,12 @@ impl NodeReads {
     ) -> Result<Shared<T>, ArmError> {
         let api_version = api.api_version(self.flavor);
         let target = Target::new(client, path, api_version).with_query(query);
-        match self.arm.list(target).await {
-            Ok(items) => Ok(Arc::new(items)),
+        match self.arm.list::<T>(target).await {
+            // Pages were appended one by one: the cached list keeps no spare capacity.
+            Ok(mut items) => {
+                items.shrink_to_fit();
+                Ok(Arc::new(items))
+            }
             // A missing resource group or scale set lists as empty: its nodes are gone.
             Err(e) if e.is_not_found() => Ok(Arc::new(Vec::new())),
             Err(e) => Err(e),
@@ -162,7 +167,7 @@ impl NodeReads {
         &self,
         resource_group: &str,
         mode: ReadMode,
-    ) -> Result<Shared<VirtualMachine>, ArmError> {
+    ) -> Result<Shared<CachedVm>, ArmError> {
         let key = resource_group.to_lowercase();
         let path = self.rg_path(resource_group, "Microsoft.Compute/virtualMachines");
         self.vms
@@ -210,7 +215,7 @@ impl NodeReads {
         resource_group: &str,
         scale_set: &str,
         mode: ReadMode,
-    ) -> Result<Shared<ScaleSetVm>, ArmError> {
+    ) -> Result<Shared<CachedScaleSetVm>, ArmError> {
         let key = scale_set_key(resource_group, scale_set);
         let path = self.scale_set_path(resource_group, scale_set, "virtualMachines");
         self.scale_set_vms
@@ -251,7 +256,7 @@ impl NodeReads {
         resource_group: &str,
         scale_set: &str,
         mode: ReadMode,
-    ) -> Result<Shared<NetworkInterface>, ArmError> {
+    ) -> Result<Shared<CachedNic>, ArmError> {
         let key = scale_set_key(resource_group, scale_set);
         let path = self.scale_set_path(resource_group, scale_set, "networkInterfaces");
         self.scale_set_nics
@@ -271,7 +276,7 @@ impl NodeReads {
         &self,
         resource_group: &str,
         mode: ReadMode,
-    ) -> Result<Shared<PublicIpAddress>, ArmError> {
+    ) -> Result<Shared<CachedPublicIp>, ArmError> {
         let key = resource_group.to_lowercase();
         let path = self.rg_path(resource_group, "Microsoft.Network/publicIPAddresses");
         self.public_ips
@@ -292,7 +297,7 @@ impl NodeReads {
         resource_group: &str,
         scale_set: &str,
         mode: ReadMode,
-    ) -> Result<Shared<PublicIpAddress>, ArmError> {
+    ) -> Result<Shared<CachedPublicIp>, ArmError> {
         let key = scale_set_key(resource_group, scale_set);
         let path = self.scale_set_path(resource_group, scale_set, "publicIPAddresses");
         self.scale_set_public_ips
@@ -336,10 +341,13 @@ impl NodeReads {
         }
     }
 
-    /// After the caller's own write of a NIC of `resource_group`: the cached NIC list holds the
-    /// written document (no re-read).
-    pub fn wrote_nic(&self, resource_group: &str, nic: NetworkInterface) {
-        replace_listed(&self.nics, resource_group.to_lowercase(), vec![nic], |n| {
+    /// After the caller's own writes of NICs of `resource_group`: the cached NIC list holds the
+    /// written documents (no re-read), copied once for all of them.
+    pub fn wrote_nics(&self, resource_group: &str, nics: Vec<NetworkInterface>) {
+        if nics.is_empty() {
+            return;
+        }
+        replace_listed(&self.nics, resource_group.to_lowercase(), nics, |n| {
             n.id.as_deref()
         });
     }
@@ -356,8 +364,16 @@ impl NodeReads {
     }
 
     /// After the caller's own writes of uniform instances of one scale set: its cached instance
-    /// list holds `vms` (which the caller keeps with their instance views), copied once for all.
-    pub fn wrote_scale_set_vms(&self, resource_group: &str, scale_set: &str, vms: Vec<ScaleSetVm>) {
+    /// list holds `vms` (which the caller keeps with their power states), copied once for all.
+    pub fn wrote_scale_set_vms(
+        &self,
+        resource_group: &str,
+        scale_set: &str,
+        vms: Vec<CachedScaleSetVm>,
+    ) {
+        if vms.is_empty() {
+            return;
+        }
         replace_listed(
             &self.scale_set_vms,
             scale_set_key(resource_group, scale_set),

@@ -1,9 +1,9 @@
 //! Availability-set and standalone VMs: the node name is the VM name.
 
-use crate::arm::resources::VirtualMachine;
+use super::cached::CachedVm;
 
 /// The VM named `node` (compared case-insensitively) in a resource group's VM list.
-pub fn find<'a>(vms: &'a [VirtualMachine], node: &str) -> Option<&'a VirtualMachine> {
+pub fn find<'a>(vms: &'a [CachedVm], node: &str) -> Option<&'a CachedVm> {
     vms.iter().find(|vm| {
         vm.name
             .as_deref()
@@ -18,7 +18,7 @@ mod tests {
 
     #[test]
     fn by_vm_name_any_case() {
-        let vms: Vec<VirtualMachine> =
+        let vms: Vec<CachedVm> =
             serde_json::from_value(json!([{ "name": "a" }, { "name": "K8S-Agent-0" }])).unwrap();
         assert_eq!(
             find(&vms, "k8s-agent-0").unwrap().name.as_deref(),

@@ -2,8 +2,9 @@
 //! instance id. The scale set is found by that prefix (or, without one, by its name) and the
 //! instance in the scale set's one instance list, by computer name.
 
-use crate::arm::resources::{ScaleSetVm, VirtualMachineScaleSet};
+use crate::arm::resources::VirtualMachineScaleSet;
 
+use super::cached::CachedScaleSetVm;
 use super::computer_name;
 
 /// The uniform scale set whose prefix (or name) is `node` minus its 6-character suffix.
@@ -23,15 +24,19 @@ pub fn owning_scale_set<'a>(
 }
 
 /// The instance whose computer name is `node` (case-insensitive).
-pub fn find<'a>(instances: &'a [ScaleSetVm], node: &str) -> Option<&'a ScaleSetVm> {
+pub fn find<'a>(instances: &'a [CachedScaleSetVm], node: &str) -> Option<&'a CachedScaleSetVm> {
     instances.iter().find(|vm| {
-        vm.computer_name()
+        vm.computer_name
+            .as_deref()
             .is_some_and(|c| c.eq_ignore_ascii_case(node))
     })
 }
 
 /// The instance with this instance id.
-pub fn find_by_instance_id<'a>(instances: &'a [ScaleSetVm], id: &str) -> Option<&'a ScaleSetVm> {
+pub fn find_by_instance_id<'a>(
+    instances: &'a [CachedScaleSetVm],
+    id: &str,
+) -> Option<&'a CachedScaleSetVm> {
     instances
         .iter()
         .find(|vm| vm.instance_id.as_deref() == Some(id))

@@ -3,21 +3,19 @@
 
 use std::net::IpAddr;
 
-use crate::arm::resources::NetworkInterface;
 use crate::cache::ReadMode;
+use crate::instances::cached::CachedNic;
 use crate::instances::{AzureInstances, InstanceError, NodeRef, addresses};
 
 use super::error::RouteError;
 
 /// The first private address of `nic`'s ipconfigs, in their order, whose family is IPv6 when
 /// `ipv6` (the family is read from the address itself).
-pub fn first_private_ip(nic: &NetworkInterface, ipv6: bool) -> Option<String> {
-    nic.properties
-        .as_ref()?
-        .ip_configurations
+pub fn first_private_ip(nic: &CachedNic, ipv6: bool) -> Option<String> {
+    nic.ip_configurations
         .as_deref()?
         .iter()
-        .filter_map(|c| c.properties.as_ref()?.private_ip_address.as_deref())
+        .filter_map(|c| c.private_ip_address.as_deref())
         .find(|ip| ip.parse::<IpAddr>().is_ok_and(|a| a.is_ipv6() == ipv6))
         .map(str::to_string)
 }
@@ -48,7 +46,7 @@ mod tests {
 
     #[test]
     fn the_first_address_of_the_family_wins_in_ipconfig_order() {
-        let nic: NetworkInterface = serde_json::from_value(json!({
+        let nic: CachedNic = serde_json::from_value(json!({
             "properties": {"ipConfigurations": [
                 {"name": "v6", "properties": {"privateIPAddress": "fd00::5",
                                                "privateIPAddressVersion": "IPv6"}},
@@ -59,7 +57,7 @@ mod tests {
         .unwrap();
         assert_eq!(first_private_ip(&nic, false).as_deref(), Some("10.0.0.5"));
         assert_eq!(first_private_ip(&nic, true).as_deref(), Some("fd00::5"));
-        let v4_only: NetworkInterface = serde_json::from_value(json!({
+        let v4_only: CachedNic = serde_json::from_value(json!({
             "properties": {"ipConfigurations": [{"properties": {"privateIPAddress": "10.0.0.7"}}]}
         }))
         .unwrap();

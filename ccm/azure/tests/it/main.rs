@@ -1,6 +1,7 @@
 //! Integration tests: the provider against the real `azure-fakes serve` process over HTTPS.
 
 mod arm_transport;
+mod cached_lists;
 mod cluster;
 mod credentials;
 mod fake_azure;

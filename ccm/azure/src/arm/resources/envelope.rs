@@ -145,6 +145,17 @@ pub struct Page<T> {
     pub extra: Extra,
 }
 
+/// Upstream's primary choice among NICs or ipconfigs (`getPrimaryInterfaceID`,
+/// `getPrimaryIPConfig`): the only item, else the first `flagged` one. Whole documents and the
+/// compact cached projections choose through this one rule.
+pub fn only_or_flagged<T>(items: &[T], flagged: impl Fn(&T) -> bool) -> Option<&T> {
+    if items.len() == 1 {
+        items.first()
+    } else {
+        items.iter().find(|i| flagged(i))
+    }
+}
+
 /// `ipv4`/`ipv6` family by ARM's `privateIPAddressVersion`/`publicIPAddressVersion` values.
 pub fn is_ipv6_version(version: Option<&str>) -> bool {
     version.is_some_and(|v| v.eq_ignore_ascii_case("IPv6"))

@@ -47,26 +47,39 @@ pub struct InstanceViewStatus {
 /// Prefix of the power-state status code.
 const POWER_STATE_PREFIX: &str = "PowerState/";
 
+/// The power state among status `codes`: the part after `PowerState/` of the first code carrying
+/// one (upstream `vmPowerStateFromStatusesV2`), e.g. `running`, `stopped`, `deallocated`; `None`
+/// when absent (upstream reports `unknown`). Whole documents and the cached projections share it.
+pub fn power_state_of<'a>(codes: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    codes
+        .into_iter()
+        .find_map(|code| code.strip_prefix(POWER_STATE_PREFIX))
+}
+
+/// True when `power_state` means the machine is not running for good: `stopped`, `deallocated`
+/// or `deallocating` (what upstream's `InstanceShutdown` checks, together with a `Succeeded`
+/// provisioning state).
+pub fn is_powered_off_state(power_state: Option<&str>) -> bool {
+    matches!(
+        power_state,
+        Some("stopped" | "deallocated" | "deallocating")
+    )
+}
+
 impl InstanceView {
-    /// The power state: the part after `PowerState/` of the first status carrying one (upstream
-    /// `vmPowerStateFromStatusesV2`), e.g. `running`, `stopped`, `deallocated`; `None` when
-    /// absent (upstream reports `unknown`).
+    /// The power state of [`power_state_of`] over the statuses.
     pub fn power_state(&self) -> Option<&str> {
-        self.statuses
-            .iter()
-            .flatten()
-            .filter_map(|s| s.code.as_deref())
-            .find_map(|code| code.strip_prefix(POWER_STATE_PREFIX))
+        power_state_of(
+            self.statuses
+                .iter()
+                .flatten()
+                .filter_map(|s| s.code.as_deref()),
+        )
     }
 
-    /// True when the power state means the machine is not running for good: `stopped`,
-    /// `deallocated` or `deallocating` (what upstream's `InstanceShutdown` checks, together with a
-    /// `Succeeded` provisioning state).
+    /// [`is_powered_off_state`] of the power state.
     pub fn is_powered_off(&self) -> bool {
-        matches!(
-            self.power_state(),
-            Some("stopped" | "deallocated" | "deallocating")
-        )
+        is_powered_off_state(self.power_state())
     }
 }
 

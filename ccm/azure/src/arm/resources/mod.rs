@@ -4,7 +4,9 @@
 //! spells them, `Option` for everything optional, `None` skipped on serialize) plus a
 //! `#[serde(flatten)] extra` catch-all, so GET → deserialize → serialize → PUT sends back every
 //! member the user or AKS set, unchanged. Helper methods are limited to pure facts read from a
-//! document (power state, primary NIC / ipconfig, region zones).
+//! document (power state, primary NIC / ipconfig, region zones). The per-node caches do not keep
+//! these whole documents but the compact projections of `crate::instances::cached`, which share
+//! the selection rules ([`envelope::only_or_flagged`], [`instance_view::power_state_of`]).
 //!
 //! # Verified behaviour (sources)
 //! - Field names and shapes: `/work/shared/reference/arm-imds-aad.md` §2 (armnetwork v9 /

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::envelope::{Child, Extra, Reference, Resource, is_ipv6_version};
+use super::envelope::{Child, Extra, Reference, Resource, is_ipv6_version, only_or_flagged};
 use super::error::SelectionError;
 
 /// A NIC document.
@@ -102,14 +102,10 @@ impl NetworkInterface {
     /// The primary ipconfig as upstream's `getPrimaryIPConfig` picks it: the only one, else the
     /// first flagged `primary`.
     pub fn primary_ip_configuration(&self) -> Result<&NicIpConfiguration, SelectionError> {
-        let configs = self.ip_configurations()?;
-        let chosen = if configs.len() == 1 {
-            configs.first()
-        } else {
-            configs.iter().find(|c| flagged_primary(c))
-        };
-        chosen.ok_or_else(|| SelectionError::NoPrimaryIpConfig {
-            nic: self.nic_name(),
+        only_or_flagged(self.ip_configurations()?, flagged_primary).ok_or_else(|| {
+            SelectionError::NoPrimaryIpConfig {
+                nic: self.nic_name(),
+            }
         })
     }
 

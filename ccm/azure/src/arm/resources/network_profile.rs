@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::envelope::Extra;
+use super::envelope::{Extra, only_or_flagged};
 use super::error::SelectionError;
 
 /// `networkProfile` of a VM / scale-set VM.
@@ -46,7 +46,8 @@ pub struct NetworkInterfaceReferenceProperties {
 }
 
 impl NetworkInterfaceReference {
-    fn is_primary(&self) -> bool {
+    /// The `primary` flag (absent counts as false).
+    pub fn is_primary(&self) -> bool {
         self.properties
             .as_ref()
             .and_then(|p| p.primary)
@@ -59,12 +60,7 @@ impl NetworkProfile {
     /// one, else the first marked `primary`.
     pub fn primary_nic_id(&self, vm_name: &str) -> Result<&str, SelectionError> {
         let nics = self.network_interfaces.as_deref().unwrap_or_default();
-        let chosen = if nics.len() == 1 {
-            nics.first()
-        } else {
-            nics.iter().find(|n| n.is_primary())
-        };
-        chosen
+        only_or_flagged(nics, NetworkInterfaceReference::is_primary)
             .and_then(|n| n.id.as_deref())
             .ok_or_else(|| SelectionError::NoPrimaryNic {
                 vm: vm_name.to_string(),

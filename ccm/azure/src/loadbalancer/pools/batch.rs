@@ -9,6 +9,16 @@ use crate::arm::{ArmClient, ArmError, ClientKind, Target};
 
 use super::error::PoolError;
 
+/// A request body serialized when its PUT is queued: the queued writes of a large first sync (one
+/// per scale-set instance) hold their JSON text, not decoded documents several times its size.
+/// The bytes sent are the ones serializing the document would send.
+pub type Body = Box<serde_json::value::RawValue>;
+
+/// `document` as the [`Body`] of a PUT.
+pub fn body<B: Serialize>(document: &B) -> Result<Body, serde_json::Error> {
+    serde_json::value::to_raw_value(document)
+}
+
 /// One PUT: where, what, the ETag read with it, and what the caller needs back with the answer.
 pub struct Put<B, C> {
     /// Full ARM id of the resource.

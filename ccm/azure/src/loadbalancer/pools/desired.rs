@@ -106,7 +106,7 @@ pub async fn resolve(
                                 .as_deref()
                                 .is_some_and(|v| v.eq_ignore_ascii_case(&vm_id))
                         })
-                        .and_then(|vm| vm.scale_set_id());
+                        .and_then(|vm| vm.scale_set_id.as_deref());
                     if let Some(flex) = flex {
                         desired.scale_sets.insert(flex.to_ascii_lowercase());
                     }

@@ -21,6 +21,14 @@ pub enum PoolError {
     /// A NIC or scale-set model has no primary NIC / ipconfig of the pool's family.
     #[error(transparent)]
     Selection(#[from] SelectionError),
+    /// A cached document member did not decode again, or a PUT body did not encode.
+    #[error("the cached or edited document of {resource:?} does not (de)serialize: {source}")]
+    Json {
+        /// The instance or NIC name.
+        resource: String,
+        /// Why.
+        source: serde_json::Error,
+    },
     /// A write task ended without an answer (it panicked or was cancelled).
     #[error("a backend pool write task failed: {0}")]
     Task(String),

@@ -13,6 +13,7 @@ use crate::arm::resources::{ScaleSetVm, VirtualMachineScaleSet};
 use crate::cache::ReadMode;
 use crate::config::{BackendPoolType, Config, LoadBalancerSku, PreconfiguredPools};
 use crate::instances::AzureInstances;
+use crate::instances::cached::{CachedScaleSetVm, Packed};
 
 use super::batch::{self, Put};
 use super::desired::{self, Desired, instance_key};
@@ -57,15 +58,12 @@ fn is_state(state: Option<&str>, wanted: &str) -> bool {
 
 /// Upstream's `IsNotActiveVMState`: a uniform instance being deleted, in an unknown state, or not
 /// running (stopped, deallocated, or no power state in its instance view) is left as it is.
-fn inactive(vm: &ScaleSetVm) -> bool {
-    let provisioning = vm
-        .properties
-        .as_ref()
-        .and_then(|p| p.provisioning_state.as_deref());
+fn inactive(vm: &CachedScaleSetVm) -> bool {
+    let provisioning = vm.provisioning_state.as_deref();
     if is_state(provisioning, "Deleting") || is_state(provisioning, "Unknown") {
         return true;
     }
-    match vm.power_state() {
+    match vm.power_state.as_deref() {
         None => true,
         Some(power) => [
             "unknown",
@@ -320,14 +318,11 @@ impl PoolMembership {
             }
         };
         let mut puts = Vec::new();
-        for vm in vms.iter() {
-            let Some(vm_props) = vm.properties.as_ref() else {
-                continue;
-            };
+        for (index, vm) in vms.iter().enumerate() {
             if inactive(vm) {
                 continue;
             }
-            let Some(profile) = vm_props.network_profile_configuration.as_ref() else {
+            let Some(packed) = vm.network_profile_configuration.as_ref() else {
                 continue;
             };
             let key = instance_key(rg, name, vm.instance_id.as_deref().unwrap_or_default());
@@ -335,10 +330,19 @@ impl PoolMembership {
             if !member && !leave {
                 continue;
             }
-            let mut edited = profile.clone();
             let vm_name = vm.name.as_deref().unwrap_or(name);
+            let mut edited = match packed.unpack() {
+                Ok(profile) => profile,
+                Err(source) => {
+                    errors.push(json_error(vm_name, source));
+                    continue;
+                }
+            };
             match edit_profile(&mut edited, pools, member, self.standard(), vm_name) {
-                Ok(true) => puts.push(instance_put(vm, vm_props, edited)),
+                Ok(true) => match instance_put(index, vm, &edited) {
+                    Ok(put) => puts.push(put),
+                    Err(source) => errors.push(json_error(vm_name, source)),
+                },
                 Ok(false) => {}
                 Err(e) => errors.push(e.into()),
             }
@@ -347,7 +351,8 @@ impl PoolMembership {
             return 0;
         }
         let batch = usize::try_from(self.config.cluster.put_vmss_vm_batch_size).unwrap_or(1);
-        let answers = batch::run::<_, ScaleSetVm, _>(
+        // The answer is decoded as the compact projection: only its ETag is kept.
+        let answers = batch::run::<_, CachedScaleSetVm, _>(
             reads.arm(),
             ClientKind::VirtualMachineScaleSetVm,
             self.api(ResourceType::ScaleSetVms),
@@ -357,14 +362,16 @@ impl PoolMembership {
         )
         .await;
         let mut written = Vec::new();
-        for ((mut cached, edited), answer) in answers {
+        for ((index, edited), answer) in answers {
             match answer {
                 Ok(doc) => {
-                    // Keep the listed instance (with its instance view); take the new model and ETag.
+                    // Keep the listed instance (with its power state); take the new model and ETag.
+                    let Some(listed) = vms.get(index) else {
+                        continue;
+                    };
+                    let mut cached = listed.clone();
                     cached.etag = doc.etag;
-                    if let Some(p) = cached.properties.as_mut() {
-                        p.network_profile_configuration = Some(edited);
-                    }
+                    cached.network_profile_configuration = Some(edited);
                     written.push(cached);
                 }
                 Err(e) => {
@@ -413,12 +420,17 @@ impl PoolMembership {
                 continue;
             }
             match edit_nic(nic, pools, member, self.standard()) {
-                Ok(Some(edited)) => puts.push(Put {
-                    path: nic.id.clone().unwrap_or_default(),
-                    etag: nic.etag.clone(),
-                    body: edited,
-                    context: (),
-                }),
+                Ok(Some(edited)) => match batch::body(&edited) {
+                    Ok(body) => puts.push(Put {
+                        path: nic.id.clone().unwrap_or_default(),
+                        etag: nic.etag.clone(),
+                        body,
+                        context: (),
+                    }),
+                    Err(source) => {
+                        errors.push(json_error(nic.name.as_deref().unwrap_or_default(), source))
+                    }
+                },
                 Ok(None) => {}
                 Err(e) => errors.push(e.into()),
             }
@@ -435,44 +447,134 @@ impl PoolMembership {
             errors,
         )
         .await;
-        let mut written = 0;
+        let mut written = Vec::new();
         for ((), answer) in answers {
             match answer {
-                Ok(doc) => {
-                    reads.wrote_nic(group, doc);
-                    written += 1;
-                }
+                Ok(doc) => written.push(doc),
                 Err(e) => {
                     reads.forget_written(group, None);
                     errors.push(e);
                 }
             }
         }
-        written
+        let count = written.len();
+        reads.wrote_nics(group, written);
+        count
+    }
+}
+
+fn json_error(resource: &str, source: serde_json::Error) -> PoolError {
+    PoolError::Json {
+        resource: resource.to_string(),
+        source,
     }
 }
 
 /// The sparse instance PUT upstream sends (`location`, `hardwareProfile`, the edited
-/// `networkProfileConfiguration`, with the listed ETag as `If-Match`); the context carries the
-/// listed instance and the edited profile for the cache.
+/// `networkProfileConfiguration`, with the listed ETag as `If-Match`), its body serialized now;
+/// the context carries the listed instance's index and the edited profile, packed, for the cache.
 fn instance_put(
-    vm: &ScaleSetVm,
-    props: &ScaleSetVmProperties,
-    edited: ScaleSetNetworkProfile,
-) -> Put<ScaleSetVm, (ScaleSetVm, ScaleSetNetworkProfile)> {
-    let body = ScaleSetVm {
+    index: usize,
+    vm: &CachedScaleSetVm,
+    edited: &ScaleSetNetworkProfile,
+) -> Result<Put<batch::Body, (usize, Packed<ScaleSetNetworkProfile>)>, serde_json::Error> {
+    let document = ScaleSetVm {
         location: vm.location.clone(),
         properties: Some(ScaleSetVmProperties {
-            hardware_profile: props.hardware_profile.clone(),
+            hardware_profile: vm.hardware_profile.clone(),
             network_profile_configuration: Some(edited.clone()),
             ..Default::default()
         }),
         ..Default::default()
     };
-    Put {
+    Ok(Put {
         path: vm.id.clone().unwrap_or_default(),
-        body,
+        body: batch::body(&document)?,
         etag: vm.etag.clone(),
-        context: (vm.clone(), edited),
+        context: (index, Packed::pack(edited)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arm::resources::Reference;
+
+    fn listed() -> (ScaleSetVm, CachedScaleSetVm) {
+        let text = include_str!("../../arm/resources/testdata/scale_set_vm.json");
+        let whole = serde_json::from_str(text).expect("whole");
+        let compact = serde_json::from_str(text).expect("compact");
+        (whole, compact)
+    }
+
+    fn edited_profile(vm: &ScaleSetVm) -> ScaleSetNetworkProfile {
+        let mut profile = vm
+            .properties
+            .as_ref()
+            .and_then(|p| p.network_profile_configuration.clone())
+            .expect("profile");
+        let config = profile
+            .network_interface_configurations
+            .as_mut()
+            .and_then(|c| c.first_mut())
+            .and_then(|c| c.properties.as_mut())
+            .and_then(|p| p.ip_configurations.as_mut())
+            .and_then(|c| c.first_mut())
+            .and_then(|c| c.properties.as_mut())
+            .expect("ipconfig");
+        config
+            .load_balancer_backend_address_pools
+            .get_or_insert_with(Vec::new)
+            .push(Reference::to(
+                "/lb/kubernetes-internal/backendAddressPools/kubernetes",
+            ));
+        profile
+    }
+
+    #[test]
+    fn the_instance_put_from_the_cached_projection_is_the_one_from_the_whole_document() {
+        let (whole, compact) = listed();
+        let edited = edited_profile(&whole);
+        // The body as it was built from the whole listed document.
+        let from_whole = ScaleSetVm {
+            location: whole.location.clone(),
+            properties: Some(ScaleSetVmProperties {
+                hardware_profile: whole
+                    .properties
+                    .as_ref()
+                    .and_then(|p| p.hardware_profile.clone()),
+                network_profile_configuration: Some(edited.clone()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let put = instance_put(7, &compact, &edited).expect("put");
+        let sent = serde_json::to_vec(&put.body).expect("body");
+        assert_eq!(
+            sent,
+            serde_json::to_vec(&from_whole).expect("body"),
+            "byte-identical"
+        );
+        assert_eq!(put.context, (7, Packed::pack(&edited).expect("packs")));
+        let value: serde_json::Value = serde_json::from_slice(&sent).expect("json");
+        let body = serde_json::to_string_pretty(&value).expect("pretty");
+        assert_eq!(put.etag, whole.etag);
+        assert_eq!(Some(put.path), whole.id);
+        insta::assert_snapshot!(body);
+    }
+
+    #[test]
+    fn inactive_instances_are_decided_on_the_projection() {
+        let (_, compact) = listed();
+        assert!(!inactive(&compact));
+        let mut vm = compact.clone();
+        vm.power_state = Some("deallocated".into());
+        assert!(inactive(&vm));
+        vm = compact.clone();
+        vm.power_state = None;
+        assert!(inactive(&vm), "no instance view: left alone");
+        vm = compact;
+        vm.provisioning_state = Some("deleting".into());
+        assert!(inactive(&vm));
     }
 }
