@@ -99,13 +99,37 @@ impl<'a> Arm<'a> {
     }
 }
 
-/// Deserializes `doc` as `T`, serializes it back and requires the same JSON value.
+/// Deserializes `doc` as `T`, serializes it back and requires the same JSON value, but for the
+/// load balancer pools' read-only member lists, which the model skips on purpose.
 pub(crate) fn round_trip<T: DeserializeOwned + Serialize>(doc: &Value, what: &str) -> T {
     let typed: T = serde_json::from_value(doc.clone())
         .unwrap_or_else(|e| panic!("{what}: does not deserialize: {e}\n{doc}"));
     let back = serde_json::to_value(&typed).expect("serialize");
-    assert_eq!(&back, doc, "{what}: round trip changed the document");
+    if &back != doc {
+        let mut expected = doc.clone();
+        without_pool_members(&mut expected);
+        assert_eq!(back, expected, "{what}: round trip changed the document");
+    }
     typed
+}
+
+/// Removes `backendAddressPools[].properties.backendIPConfigurations` at any depth (a load
+/// balancer, or a page of them).
+fn without_pool_members(doc: &mut Value) {
+    match doc {
+        Value::Object(map) => {
+            if let Some(Value::Array(pools)) = map.get_mut("backendAddressPools") {
+                for pool in pools.iter_mut() {
+                    if let Some(props) = pool.get_mut("properties").and_then(Value::as_object_mut) {
+                        props.remove("backendIPConfigurations");
+                    }
+                }
+            }
+            map.values_mut().for_each(without_pool_members);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_pool_members),
+        _ => {}
+    }
 }
 
 /// Round-trips one document by its ARM `type`; returns whether the type is one we model.
