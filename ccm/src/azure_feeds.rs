@@ -1,8 +1,8 @@
 //! What the Azure provider learns from the cluster besides each call's arguments: the Services
 //! (the NSG plan keeps what other Services sharing an address need; read from the service
 //! controller's own cache) and the Nodes (routes of unmanaged nodes and the legacy-route cleanup;
-//! one watch driven with the route controller). Both Azure controller managers host their
-//! controllers with these feeds.
+//! from the process's one Node feed, run with the route controller). Both Azure controller
+//! managers host their controllers with these feeds.
 
 use std::sync::Arc;
 
@@ -10,13 +10,11 @@ use ccm_azure::loadbalancer::{AzureLoadBalancer, ServiceSource};
 use ccm_azure::provider::AzureProvider;
 use ccm_azure::routes::AzureRoutes;
 use ccm_controllers::host::ClusterFeeds;
+use ccm_controllers::node_cache::{NodeEvent, NodeFeed};
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use k8s_openapi::api::core::v1::{Node, Service};
-use kube::runtime::WatchStreamExt;
+use k8s_openapi::api::core::v1::Service;
 use kube::runtime::reflector::Store;
-use kube::runtime::watcher::{self, Event};
-use kube::{Api, Client};
 
 /// The Azure provider's feeds.
 pub struct AzureFeeds {
@@ -41,8 +39,8 @@ impl ClusterFeeds for AzureFeeds {
             .set_service_source(Arc::new(StoredServices(store)));
     }
 
-    fn beside_routes(&self, client: Client) -> Option<BoxFuture<'static, ()>> {
-        Some(Box::pin(nodes_to_routes(client, self.routes.clone())))
+    fn beside_routes(&self, nodes: NodeFeed) -> Option<BoxFuture<'static, ()>> {
+        Some(Box::pin(nodes_to_routes(nodes, self.routes.clone())))
     }
 }
 
@@ -55,21 +53,25 @@ impl ServiceSource for StoredServices {
     }
 }
 
-/// Feeds Node adds, changes and deletions to the routes (ends only when the watch does).
-async fn nodes_to_routes(client: Client, routes: AzureRoutes) {
-    let stream =
-        watcher::watcher(Api::<Node>::all(client), watcher::Config::default()).default_backoff();
-    futures::pin_mut!(stream);
-    while let Some(event) = stream.next().await {
+/// Feeds Node adds, changes and deletions to the routes (ends only when the feed does); a
+/// complete list (at start, or after the watch was relisted) feeds every stored Node.
+async fn nodes_to_routes(nodes: NodeFeed, routes: AzureRoutes) {
+    let store = nodes.store();
+    let events = nodes.events();
+    futures::pin_mut!(events);
+    while let Some(event) = events.next().await {
         match event {
-            Ok(Event::Apply(node) | Event::InitApply(node)) => routes.node_updated(&node),
-            Ok(Event::Delete(node)) => {
+            NodeEvent::Applied(node) => routes.node_updated(&node),
+            NodeEvent::Deleted(node) => {
                 if let Some(name) = node.metadata.name.as_deref() {
                     routes.node_deleted(name);
                 }
             }
-            Ok(Event::Init | Event::InitDone) => {}
-            Err(e) => tracing::warn!(error = %e, "Node watch for routes failed; retrying"),
+            NodeEvent::Synced => {
+                for node in store.state() {
+                    routes.node_updated(&node);
+                }
+            }
         }
     }
 }
