@@ -111,7 +111,10 @@ impl<P: Provider> CloudNodeController<P> {
     /// Runs until the feed ends (the caller drops or aborts the future on shutdown). Started
     /// after the feed's first list, it still syncs every stored Node.
     pub async fn run(self) {
-        let store = self.feed.store();
+        let store = match self.feed.ready().await {
+            Ok(store) => store,
+            Err(error) => return tracing::warn!(%error, "cloud-node has no Nodes to sync"),
+        };
         let nodes = self.feed.applied();
         let this = Arc::new(self);
         Controller::for_shared_stream(nodes, store)

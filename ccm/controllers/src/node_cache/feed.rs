@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::channel::mpsc;
-use futures::future::FutureExt;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use kube::Client;
@@ -15,6 +14,7 @@ use kube::api::Api;
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
+use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use super::SlimNode;
@@ -48,6 +48,7 @@ pub enum NodeFeedError {
 }
 
 type Events = BoxStream<'static, Result<watcher::Event<SlimNode>, watcher::Error>>;
+type Pending = (Writer<SlimNode>, Events, watch::Sender<bool>);
 type Subscribers = Arc<Mutex<Vec<Subscriber>>>;
 
 /// Where a subscriber is told.
@@ -80,8 +81,14 @@ pub struct NodeFeed {
 
 struct Shared {
     store: Store<SlimNode>,
-    /// The writer and the (lazy) watch until the first consumer starts them.
-    pending: Mutex<Option<(Writer<SlimNode>, Events)>>,
+    /// Whether the store holds a complete list. Ours rather than `Store::wait_until_ready`:
+    /// kube-runtime's readiness is a oneshot that wakes only the last of several tasks waiting
+    /// at once (and a `now_or_never` check takes the waiter's place), so with many consumers of
+    /// one store, every consumer waits here and reaches the store (and the `Controller`s, which
+    /// wait on it too) only once it is complete.
+    ready: watch::Receiver<bool>,
+    /// The writer, the (lazy) watch and the readiness signal until the first consumer starts them.
+    pending: Mutex<Option<Pending>>,
     subscribers: Subscribers,
     /// How many watch tasks were started (one at most).
     started: AtomicUsize,
@@ -122,10 +129,12 @@ impl NodeFeed {
     /// A feed over any stream of watch events (tests drive it without a server).
     pub fn from_events(events: Events) -> NodeFeed {
         let writer = Writer::default();
+        let (ready_tx, ready) = watch::channel(false);
         NodeFeed {
             shared: Arc::new(Shared {
                 store: writer.as_reader(),
-                pending: Mutex::new(Some((writer, events))),
+                ready,
+                pending: Mutex::new(Some((writer, events, ready_tx))),
                 subscribers: Arc::default(),
                 started: AtomicUsize::new(0),
                 task: Mutex::new(None),
@@ -145,20 +154,21 @@ impl NodeFeed {
 
     /// Starts the watch unless it runs already (needs a tokio runtime).
     pub fn start(&self) {
-        let Some((writer, events)) = lock(&self.shared.pending).take() else {
+        let Some((writer, events, ready)) = lock(&self.shared.pending).take() else {
             return;
         };
         self.shared.started.fetch_add(1, Ordering::SeqCst);
-        let task = tokio::spawn(drive(events, writer, Arc::clone(&self.shared.subscribers)));
+        let subscribers = Arc::clone(&self.shared.subscribers);
+        let task = tokio::spawn(drive(events, writer, ready, subscribers));
         *lock(&self.shared.task) = Some(task.abort_handle());
     }
 
-    /// Starts the feed and waits for its first complete list.
+    /// Starts the feed and waits for its first complete list (any number of tasks may wait).
     pub async fn ready(&self) -> Result<Store<SlimNode>, NodeFeedError> {
         self.start();
-        self.shared
-            .store
-            .wait_until_ready()
+        let mut ready = self.shared.ready.clone();
+        ready
+            .wait_for(|complete| *complete)
             .await
             .map_err(|_| NodeFeedError::Stopped)?;
         Ok(self.store())
@@ -189,11 +199,7 @@ impl NodeFeed {
         lock(&self.shared.subscribers).push(subscriber);
         self.start();
         // Subscribed before the check: a list completing in between is seen twice, never missed.
-        self.shared
-            .store
-            .wait_until_ready()
-            .now_or_never()
-            .is_some_and(|ready| ready.is_ok())
+        *self.shared.ready.borrow()
     }
 
     /// [`NodeFeed::events`] as the Nodes to reconcile: each applied Node, and every stored Node
@@ -211,7 +217,12 @@ impl NodeFeed {
 }
 
 /// Applies each watch event to the store, then tells every live subscriber.
-async fn drive(mut events: Events, mut writer: Writer<SlimNode>, subscribers: Subscribers) {
+async fn drive(
+    mut events: Events,
+    mut writer: Writer<SlimNode>,
+    ready: watch::Sender<bool>,
+    subscribers: Subscribers,
+) {
     let store = writer.as_reader();
     while let Some(event) = events.next().await {
         let event = match event {
@@ -227,7 +238,10 @@ async fn drive(mut events: Events, mut writer: Writer<SlimNode>, subscribers: Su
                 .get(&ObjectRef::from_obj(&node))
                 .map(NodeEvent::Applied),
             watcher::Event::Delete(node) => Some(NodeEvent::Deleted(Arc::new(node))),
-            watcher::Event::InitDone => Some(NodeEvent::Synced),
+            watcher::Event::InitDone => {
+                ready.send_replace(true);
+                Some(NodeEvent::Synced)
+            }
             watcher::Event::Init | watcher::Event::InitApply(_) => None,
         };
         if let Some(told) = told {

@@ -130,3 +130,31 @@ async fn a_dropped_consumer_holds_nothing_up() {
         1
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_consumer_waiting_for_the_first_list_is_woken() {
+    let (tx, rx) = mpsc::unbounded::<Sent>();
+    let feed = NodeFeed::from_events(rx.boxed());
+    // Controllers started one after another, each waiting for the list; a subscriber arriving
+    // meanwhile checks readiness without waiting.
+    let waiters: Vec<_> = (0..4)
+        .map(|_| {
+            let feed = feed.clone();
+            tokio::spawn(async move { feed.ready().await.map(|store| store.len()) })
+        })
+        .collect();
+    tokio::task::yield_now().await;
+    let mut events = Box::pin(feed.events());
+    send(&tx, Event::Init);
+    send(&tx, Event::InitApply(node("a", "1")));
+    send(&tx, Event::InitDone);
+    assert_eq!(label(&next(&mut events).await), "synced");
+    for waiter in waiters {
+        let listed = tokio::time::timeout(Duration::from_secs(30), waiter)
+            .await
+            .expect("woken once the list is complete (hang guard)")
+            .expect("the waiter ran")
+            .expect("the feed runs");
+        assert_eq!(listed, 1);
+    }
+}

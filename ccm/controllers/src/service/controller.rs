@@ -59,6 +59,8 @@ pub(super) struct Context<P: Provider> {
     pub provider: Arc<P>,
     pub services: Api<Service>,
     pub nodes: Store<SlimNode>,
+    /// The feed of `nodes`, to wait for its first list.
+    pub node_feed: NodeFeed,
     pub config: ServiceControllerConfig,
     pub metrics: ServiceMetrics,
     pub events: ServiceEventRecorder,
@@ -212,7 +214,7 @@ impl<P: Provider> Context<P> {
         self.set_finalizer(service, true)
             .await
             .map_err(SyncError::AddFinalizer)?;
-        let _ = self.nodes.wait_until_ready().await;
+        let _ = self.node_feed.ready().await;
         let nodes = stable_nodes(self.nodes.state().iter().map(|n| n.node()));
         if nodes.is_empty() {
             self.record(
@@ -374,6 +376,7 @@ impl<P: Provider> ServiceController<P> {
             provider: self.provider,
             services: Api::all(self.client.clone()),
             nodes: node_store,
+            node_feed: self.nodes,
             events: ServiceEventRecorder::new(self.client.clone(), event_source()),
             locker,
             serial: tokio::sync::Mutex::new(()),
