@@ -14,6 +14,16 @@
 //! `k8s.io/cloud-provider` `controllers/nodelifecycle/node_lifecycle_controller.go`
 //! `MonitorNodes`), not from a LIST of the API server; ours reads [`NodeFeed`]'s store likewise.
 //!
+//! Ours **[infer]** (no upstream counterpart to check against):
+//! - the watch's list pages hold [`WATCH_PAGE_SIZE`] (100) Nodes instead of kube-runtime's and
+//!   client-go's 500: the client holds a page's whole JSON text while it decodes it (the
+//!   reason is on the constant);
+//! - a Node deleted while the watch was down (a relist) reaches subscribers only as its absence
+//!   from the store at the next [`NodeEvent::Synced`], not as a [`NodeEvent::Deleted`] (client-go's
+//!   informer delivers such a delete with its last known state, as recalled, not re-read): the
+//!   consumers compare with the store (node-ipam frees the blocks of absent nodes, the service
+//!   node sync recomputes the set, the Azure route feed forgets the names it knew that are gone).
+//!
 //! Why not kube-runtime's `store_shared`/`reflect_shared` subscriptions (`unstable-runtime`):
 //! their `ReflectHandle` passes on applied objects only (no deletions, which the service
 //! controller's node sync and the provider's route feed need), a subscriber that starts after the
