@@ -7,16 +7,19 @@ use ccm_azure::config::Config;
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::AzureProvider;
 use ccm_controllers::host::{BuildInputs, ControllerMetrics, ControllerSettings};
+use ccm_controllers::node_cache::NodeFeed;
 use prometheus_client::registry::Registry;
 
 use crate::azure_feeds::AzureFeeds;
 use crate::cloud_config;
 
 /// Builds the inputs of every hosted controller from a cloud config, over metric families
-/// registered once: a reloaded config gets a new provider that reports to the same metrics.
+/// registered once and the process's one Node feed: a reloaded config gets a new provider that
+/// reports to the same metrics and reads the same (still running) Node cache.
 #[derive(Clone)]
 pub struct InputsFactory {
     client: kube::Client,
+    nodes: NodeFeed,
     arm_metrics: ArmMetrics,
     metrics: ControllerMetrics,
     settings: ControllerSettings,
@@ -31,6 +34,7 @@ impl InputsFactory {
     ) -> InputsFactory {
         InputsFactory {
             client: client.clone(),
+            nodes: NodeFeed::new(client.clone(), NodeFeed::watch_config(None)),
             arm_metrics: ArmMetrics::register(registry),
             metrics: ControllerMetrics::register(registry),
             settings,
@@ -46,6 +50,7 @@ impl InputsFactory {
             provider,
             settings: self.settings.clone(),
             metrics: self.metrics.clone(),
+            nodes: self.nodes.clone(),
         })
     }
 }

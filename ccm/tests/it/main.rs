@@ -12,6 +12,7 @@ mod lifecycle;
 mod node_churn;
 mod node_facts;
 mod node_init;
+mod node_watch;
 mod node_writes;
 mod processes;
 mod provided_node_ip;

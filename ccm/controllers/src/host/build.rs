@@ -12,6 +12,7 @@ use super::error::HostError;
 use super::feeds::ClusterFeeds;
 use super::settings::{ControllerMetrics, ControllerSettings};
 use crate::node::{CloudNodeConfig, CloudNodeController};
+use crate::node_cache::NodeFeed;
 use crate::node_ipam::NodeIpamController;
 use crate::node_lifecycle::NodeLifecycleController;
 use crate::route::{RouteController, RouteControllerConfig};
@@ -35,6 +36,10 @@ pub struct BuildInputs<P: Provider> {
     pub metrics: ControllerMetrics,
     /// The provider's feeds from the cluster.
     pub feeds: Arc<dyn ClusterFeeds>,
+    /// The process's one Node watch and cache (every Node, or the cloud-node-manager's own),
+    /// created once and shared by every controller built from these inputs and by the ones built
+    /// after a provider reload; started by the first controller that reads it.
+    pub nodes: NodeFeed,
 }
 
 fn cannot_start(
@@ -61,7 +66,8 @@ pub fn build<P: Provider>(
             };
             let controller =
                 CloudNodeController::new(client, provider, config, inputs.metrics.node.clone())
-                    .map_err(|e| cannot_start(name)(e.into()))?;
+                    .map_err(|e| cannot_start(name)(e.into()))?
+                    .with_node_feed(inputs.nodes.clone());
             Box::pin(async move {
                 controller.run().await;
                 Err(HostError::Stopped { controller: name })
@@ -70,7 +76,8 @@ pub fn build<P: Provider>(
         CLOUD_NODE_LIFECYCLE => {
             let controller =
                 NodeLifecycleController::new(client, provider, settings.node_monitor_period)
-                    .map_err(|e| cannot_start(name)(e.into()))?;
+                    .map_err(|e| cannot_start(name)(e.into()))?
+                    .with_node_feed(inputs.nodes.clone());
             Box::pin(async move {
                 controller.run().await;
                 Err(HostError::Stopped { controller: name })
@@ -80,7 +87,8 @@ pub fn build<P: Provider>(
             let Some(ipam) = &settings.ipam else {
                 return Ok(None);
             };
-            let controller = NodeIpamController::new(client, ipam, IPAM_RETRY);
+            let controller = NodeIpamController::new(client, ipam, IPAM_RETRY)
+                .with_node_feed(inputs.nodes.clone());
             Box::pin(async move {
                 controller.run().await.map_err(|e| HostError::Failed {
                     controller: name,
@@ -99,6 +107,7 @@ pub fn build<P: Provider>(
             let controller =
                 ServiceController::new(client, provider, config, inputs.metrics.service.clone())
                     .map_err(|e| cannot_start(name)(e.into()))?
+                    .with_node_feed(inputs.nodes.clone())
                     .on_service_store(move |store| feeds.service_store(store));
             Box::pin(async move {
                 controller.run().await;
@@ -112,10 +121,11 @@ pub fn build<P: Provider>(
                 settings.route_reconciliation_period,
             )
             .map_err(|e| cannot_start(name)(e.into()))?;
-            let beside = inputs.feeds.beside_routes(client.clone());
+            let beside = inputs.feeds.beside_routes(inputs.nodes.clone());
             let controller =
                 RouteController::new(client, provider, config, inputs.metrics.route.clone())
-                    .map_err(|e| cannot_start(name)(e.into()))?;
+                    .map_err(|e| cannot_start(name)(e.into()))?
+                    .with_node_feed(inputs.nodes.clone());
             Box::pin(async move {
                 let beside = async {
                     match beside {

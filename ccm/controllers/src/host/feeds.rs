@@ -3,8 +3,9 @@
 
 use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::Service;
-use kube::Client;
 use kube::runtime::reflector::Store;
+
+use crate::node_cache::NodeFeed;
 
 /// Provider-specific feeds from the cluster; every method has a no-op default.
 pub trait ClusterFeeds: Send + Sync + 'static {
@@ -13,10 +14,10 @@ pub trait ClusterFeeds: Send + Sync + 'static {
         let _ = store;
     }
 
-    /// A task run beside the route controller (for instance Node events for the routes); when
-    /// it ends, the route controller counts as stopped.
-    fn beside_routes(&self, client: Client) -> Option<BoxFuture<'static, ()>> {
-        let _ = client;
+    /// A task run beside the route controller (for instance Node events for the routes, from
+    /// the process's Node feed `nodes`); when it ends, the route controller counts as stopped.
+    fn beside_routes(&self, nodes: NodeFeed) -> Option<BoxFuture<'static, ()>> {
+        let _ = nodes;
         None
     }
 }

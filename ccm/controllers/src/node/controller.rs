@@ -21,7 +21,6 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Request;
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::{Value, json};
 
@@ -32,6 +31,7 @@ use super::metrics::NodeMetrics;
 use super::patch::merge_patch;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
+use crate::node_cache::NodeFeed;
 
 /// Reason of the Warning Event recorded while a node cannot be initialised. **[infer]** upstream
 /// only logs and requeues; the Event is ours so the reason is visible on the Node.
@@ -88,6 +88,8 @@ pub enum CloudNodeError {
 /// Initialises tainted Nodes from the cloud and keeps initialised ones' labels and addresses.
 pub struct CloudNodeController<P: Provider> {
     nodes: Api<Node>,
+    /// The Nodes to sync: the process's shared feed, or one of this controller's own.
+    feed: NodeFeed,
     provider: Arc<P>,
     config: CloudNodeConfig,
     metrics: NodeMetrics,
@@ -110,8 +112,10 @@ impl<P: Provider> CloudNodeController<P> {
         if provider.instances_v2().is_none() {
             return Err(CloudNodeError::InstancesNotSupported);
         }
+        let watch = NodeFeed::watch_config(config.node_name.as_deref());
         Ok(Self {
             nodes: Api::all(client.clone()),
+            feed: NodeFeed::new(client.clone(), watch),
             provider,
             config,
             metrics,
@@ -121,17 +125,22 @@ impl<P: Provider> CloudNodeController<P> {
         })
     }
 
-    /// Runs until the watch ends (the caller drops or aborts the future on shutdown).
+    /// Reads the Nodes from `feed` (the process's shared Node cache) instead of a watch of its own.
+    pub fn with_node_feed(mut self, feed: NodeFeed) -> Self {
+        self.feed = feed;
+        self
+    }
+
+    /// Runs until the feed ends (the caller drops or aborts the future on shutdown). Started
+    /// after the feed's first list, it still syncs every stored Node.
     pub async fn run(self) {
-        let mut watch = watcher::Config::default();
-        if let Some(name) = &self.config.node_name {
-            watch = watch.fields(&format!("metadata.name={name}"));
-        }
+        let store = match self.feed.ready().await {
+            Ok(store) => store,
+            Err(error) => return tracing::warn!(%error, "cloud-node has no Nodes to sync"),
+        };
+        let nodes = self.feed.applied();
         let this = Arc::new(self);
-        let (store, writer) = reflector::store();
-        let nodes = reflector(writer, crate::node_cache::watch(this.nodes.clone(), watch))
-            .applied_objects();
-        Controller::for_stream(nodes, store)
+        Controller::for_shared_stream(nodes, store)
             .with_config(this.controller_config())
             .run(
                 |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },

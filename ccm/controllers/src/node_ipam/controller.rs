@@ -7,17 +7,16 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, ListParams, Patch, PatchParams};
-use kube::runtime::WatchStreamExt;
+use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::reflector::{self, Store, reflector};
-use kube::runtime::watcher;
+use kube::runtime::reflector::Store;
 use kube::{Client, ResourceExt};
 
 use super::allocator::{AllocateError, RangeAllocator};
 use super::config::IpamConfig;
 use crate::node::conflict::retry_on_conflict;
 use crate::node::event::{EventType, NodeEventRecorder};
+use crate::node_cache::{NodeFeed, NodeFeedError, SlimNode};
 
 /// Event source of node-ipam, as upstream's Azure CCM records it (migration.md).
 pub const EVENT_SOURCE: &str = "cidrAllocator";
@@ -42,6 +41,8 @@ pub enum IpamError {
 /// Allocates pod CIDRs to Nodes (`--allocate-node-cidrs`), never changing an existing one.
 pub struct NodeIpamController {
     nodes: Api<Node>,
+    /// The Nodes to allocate for: the process's shared feed, or one of this controller's own.
+    feed: NodeFeed,
     allocator: Mutex<RangeAllocator>,
     events: NodeEventRecorder,
     /// Problems already reported, so a requeue records no duplicate Event.
@@ -57,6 +58,7 @@ impl NodeIpamController {
     pub fn new(client: Client, config: &IpamConfig, retry: Duration) -> Self {
         Self {
             nodes: Api::all(client.clone()),
+            feed: NodeFeed::new(client.clone(), NodeFeed::watch_config(None)),
             allocator: Mutex::new(RangeAllocator::new(config)),
             events: NodeEventRecorder::new(client, EVENT_SOURCE),
             reported: Mutex::new(HashSet::new()),
@@ -71,19 +73,22 @@ impl NodeIpamController {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Occupies every existing podCIDR, then runs until the watch ends.
-    pub async fn run(self) -> Result<(), kube::Error> {
-        for node in self.nodes.list(&ListParams::default()).await? {
+    /// Reads the Nodes from `feed` (the process's shared Node cache) instead of a watch of its own.
+    pub fn with_node_feed(mut self, feed: NodeFeed) -> Self {
+        self.feed = feed;
+        self
+    }
+
+    /// Occupies every cached podCIDR (after the cache's first list), then runs until the feed
+    /// ends.
+    pub async fn run(self) -> Result<(), NodeFeedError> {
+        let store = self.feed.ready().await?;
+        for node in store.state() {
             self.occupy(&node).await;
         }
+        let nodes = self.feed.applied();
         let this = Arc::new(self);
-        let (store, writer) = reflector::store();
-        let nodes = reflector(
-            writer,
-            crate::node_cache::watch(this.nodes.clone(), watcher::Config::default()),
-        )
-        .applied_objects();
-        let controller = Controller::for_stream(nodes, store);
+        let controller = Controller::for_shared_stream(nodes, store);
         let store = controller.store();
         controller
             .run(
@@ -135,7 +140,7 @@ impl NodeIpamController {
         }
     }
 
-    async fn sync(&self, node: &Node, store: &Store<Node>) -> Result<Action, IpamError> {
+    async fn sync(&self, node: &Node, store: &Store<SlimNode>) -> Result<Action, IpamError> {
         if node.metadata.deletion_timestamp.is_some() {
             return Ok(Action::await_change());
         }
@@ -180,7 +185,7 @@ impl NodeIpamController {
     async fn allocate(
         &self,
         name: &str,
-        store: &Store<Node>,
+        store: &Store<SlimNode>,
     ) -> Result<Vec<ipnet::IpNet>, AllocateError> {
         if store.wait_until_ready().await.is_ok() {
             let live: HashSet<String> = store.state().iter().map(|n| n.name_any()).collect();

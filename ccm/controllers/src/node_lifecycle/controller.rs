@@ -1,5 +1,6 @@
-//! The cloud-node-lifecycle controller's effects: every `--node-monitor-period`, list Nodes, ask
-//! the cloud about NotReady ones, then delete or (un)taint as [`super::decision`] says.
+//! The cloud-node-lifecycle controller's effects: every `--node-monitor-period`, read the Nodes
+//! from the process's Node cache (as upstream reads its informer's lister: no LIST per period),
+//! ask the cloud about NotReady ones, then delete or (un)taint as [`super::decision`] says.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,12 +8,13 @@ use std::time::Duration;
 use ccm_cloud::{InstancesV2, Provider};
 use ccm_names::controllers::CLOUD_NODE_LIFECYCLE;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
 use kube::{Client, ResourceExt};
 
 use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
 use crate::node::conflict::retry_on_conflict;
 use crate::node::event::{EventType, NodeEventRecorder};
+use crate::node_cache::{NodeFeed, NodeFeedError};
 
 /// Why the controller cannot start or a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -23,19 +25,20 @@ pub enum NodeLifecycleError {
     /// A Kubernetes API call failed.
     #[error("kubernetes API: {0}")]
     Kube(#[from] kube::Error),
+    /// The Node cache cannot be read.
+    #[error("node cache: {0}")]
+    Cache(#[from] NodeFeedError),
 }
 
 /// Deletes Nodes whose instance is gone and taints those whose instance is shut down.
 pub struct NodeLifecycleController<P: Provider> {
     nodes: Api<Node>,
+    /// The Nodes each pass reads: the process's shared feed, or one of this controller's own.
+    feed: NodeFeed,
     provider: Arc<P>,
     node_monitor_period: Duration,
-    page_size: u32,
     events: NodeEventRecorder,
 }
-
-/// Default list page size (client-go's pager uses 500).
-const PAGE_SIZE: u32 = 500;
 
 impl<P: Provider> NodeLifecycleController<P> {
     /// A controller over `client` running every `node_monitor_period`.
@@ -49,9 +52,9 @@ impl<P: Provider> NodeLifecycleController<P> {
         }
         Ok(Self {
             nodes: Api::all(client.clone()),
+            feed: NodeFeed::new(client.clone(), NodeFeed::watch_config(None)),
             provider,
             node_monitor_period,
-            page_size: PAGE_SIZE,
             events: NodeEventRecorder::new(client, CLOUD_NODE_LIFECYCLE),
         })
     }
@@ -68,30 +71,21 @@ impl<P: Provider> NodeLifecycleController<P> {
         }
     }
 
-    /// Nodes read per list page, so a pass over thousands of Nodes never holds them all.
-    pub fn with_page_size(mut self, page_size: u32) -> Self {
-        self.page_size = page_size.max(1);
+    /// Reads the Nodes from `feed` (the process's shared Node cache) instead of a watch of its own.
+    pub fn with_node_feed(mut self, feed: NodeFeed) -> Self {
+        self.feed = feed;
         self
     }
 
-    /// One pass over every Node, page by page.
+    /// One pass over every cached Node (waits for the cache's first list), in name order.
     pub async fn pass(&self) -> Result<(), NodeLifecycleError> {
-        let mut token: Option<String> = None;
-        loop {
-            let mut params = ListParams::default().limit(self.page_size);
-            if let Some(token) = &token {
-                params = params.continue_token(token);
-            }
-            let page = self.nodes.list(&params).await?;
-            token = page.metadata.continue_.clone().filter(|t| !t.is_empty());
-            for node in page {
-                let decision = self.decide(&node).await;
-                self.apply(&node, &decision).await;
-            }
-            if token.is_none() {
-                return Ok(());
-            }
+        let mut nodes = self.feed.ready().await?.state();
+        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        for node in nodes {
+            let decision = self.decide(&node).await;
+            self.apply(&node, &decision).await;
         }
+        Ok(())
     }
 
     async fn decide(&self, node: &Node) -> Decision {
@@ -125,7 +119,7 @@ impl<P: Provider> NodeLifecycleController<P> {
             self.events
                 .record(node, EventType::Normal, "DeletingNode", &message)
                 .await;
-            // Preconditions: a Node that changed since it was read (e.g. became Ready) is kept.
+            // Preconditions: a Node that changed since it was cached (e.g. became Ready) is kept.
             let params = DeleteParams {
                 preconditions: Some(Preconditions {
                     resource_version: node.metadata.resource_version.clone(),

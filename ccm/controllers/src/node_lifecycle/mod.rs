@@ -1,5 +1,7 @@
 //! cloud-node-lifecycle controller: every `--node-monitor-period`, deletes NotReady Nodes whose
-//! instance is gone and taints those whose instance is shut down.
+//! instance is gone and taints those whose instance is shut down. It reads the Nodes from the
+//! process's Node cache ([`crate::node_cache::NodeFeed`]), like upstream's `MonitorNodes` reads
+//! the informer's lister, instead of listing them each period.
 //!
 //! Pure decision ([`decision`]), thin effect ([`controller`]).
 //!
@@ -15,7 +17,7 @@
 //! - Azure: NotReady with the shutdown taint ⇒ `node.kubernetes.io/out-of-service:NoExecute`;
 //!   Ready ⇒ removed.
 //!
-//! Ours, stricter than upstream: the DELETE carries `preconditions` (the listed resourceVersion
+//! Ours, stricter than upstream: the DELETE carries `preconditions` (the cached resourceVersion
 //! and uid), so a Node that became Ready (or was recreated) after the cloud was asked is kept.
 //!
 //! Inferred **[infer]**: the shutdown and out-of-service taints carry no value (as recalled of

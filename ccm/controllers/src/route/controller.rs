@@ -1,5 +1,5 @@
-//! The route controller's effects: every period list the cloud's routes and the Nodes, delete
-//! and create routes as [`super::plan`] says (at most 200 provider calls in flight), then set
+//! The route controller's effects: every period list the cloud's routes and read the Nodes from
+//! the process's Node cache (upstream reads its informer's lister), delete and create routes as [`super::plan`] says (at most 200 provider calls in flight), then set
 //! each Node's `NetworkUnavailable` condition.
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,7 +11,7 @@ use ccm_names::events::FAILED_TO_CREATE_ROUTE;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 
 use super::condition;
@@ -19,6 +19,7 @@ use super::config::{MAX_CONCURRENT_ROUTE_OPERATIONS, RouteControllerConfig};
 use super::metrics::RouteMetrics;
 use super::plan::{Creation, RouteNode, plan};
 use crate::node::event::{EventType, NodeEventRecorder};
+use crate::node_cache::{NodeFeed, NodeFeedError};
 
 /// `source.component` of the route controller's Events (`route_controller`).
 pub fn event_source() -> &'static str {
@@ -37,14 +38,16 @@ pub enum RouteControllerError<E: std::error::Error + 'static> {
     /// Listing the cloud's routes failed; nothing was changed.
     #[error("error listing routes: {0}")]
     ListRoutes(#[source] CloudError<E>),
-    /// Listing Nodes failed; nothing was changed.
+    /// The Node cache cannot be read; nothing was changed.
     #[error("error listing nodes: {0}")]
-    ListNodes(#[source] kube::Error),
+    ListNodes(#[source] NodeFeedError),
 }
 
 /// Keeps one route per node pod CIDR (`node-route-controller`).
 pub struct RouteController<P: Provider> {
     nodes: Api<Node>,
+    /// The Nodes routes are kept for: the process's shared feed, or one of this controller's own.
+    feed: NodeFeed,
     provider: Arc<P>,
     config: RouteControllerConfig,
     metrics: RouteMetrics,
@@ -64,11 +67,18 @@ impl<P: Provider> RouteController<P> {
         }
         Ok(Self {
             nodes: Api::all(client.clone()),
+            feed: NodeFeed::new(client.clone(), NodeFeed::watch_config(None)),
             provider,
             config,
             metrics,
             events: NodeEventRecorder::new(client, event_source()),
         })
+    }
+
+    /// Reads the Nodes from `feed` (the process's shared Node cache) instead of a watch of its own.
+    pub fn with_node_feed(mut self, feed: NodeFeed) -> Self {
+        self.feed = feed;
+        self
     }
 
     /// Runs a pass every `reconciliation_period` until the future is dropped; a failed pass is
@@ -98,14 +108,15 @@ impl<P: Provider> RouteController<P> {
             .list_routes(cluster)
             .await
             .map_err(RouteControllerError::ListRoutes)?;
-        let nodes = self
-            .nodes
-            .list(&ListParams::default())
+        let mut nodes = self
+            .feed
+            .ready()
             .await
             .map_err(RouteControllerError::ListNodes)?
-            .items;
+            .state();
+        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         self.metrics.route_sync.inc();
-        let route_nodes: Vec<RouteNode> = nodes.iter().map(RouteNode::of).collect();
+        let route_nodes: Vec<RouteNode> = nodes.iter().map(|n| RouteNode::of(n)).collect();
         let work = plan(&self.config.cluster_cidrs, &route_nodes, &existing);
 
         futures::stream::iter(&work.delete)

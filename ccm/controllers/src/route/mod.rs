@@ -7,7 +7,9 @@
 //! Verified behaviour (source: `k8s.io/cloud-provider` `controllers/route/route_controller.go`,
 //! read through kubernetes/kubernetes `staging/src/k8s.io/cloud-provider`; migration.md 6.4;
 //! anchor-ccm.md 5):
-//! - every `--route-reconciliation-period` (10 s): list routes, list Nodes; a route per entry of
+//! - every `--route-reconciliation-period` (10 s): list routes, list the Nodes from the informer's
+//!   lister (`reconcileNodeRoutes`: `rc.nodeLister.List`; ours: the process's Node cache,
+//!   [`crate::node_cache::NodeFeed`]); a route per entry of
 //!   `spec.podCIDRs` that has none (name hint = node UID, target node addresses attached);
 //! - routes whose CIDR lies (first or last address) inside a `--cluster-cidr` are deleted when
 //!   they are blackholes, target no node, or target a node without that pod CIDR; routes outside

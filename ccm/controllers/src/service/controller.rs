@@ -13,10 +13,10 @@ use ccm_names::events as reason;
 use ccm_names::finalizers::LOAD_BALANCER_CLEANUP;
 use futures::StreamExt;
 use futures::channel::mpsc;
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::reflector::{self, Store, reflector};
+use kube::runtime::reflector::Store;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
@@ -33,6 +33,7 @@ use super::predicates::{
     status_equal, wants_load_balancer,
 };
 use crate::node::event::EventType;
+use crate::node_cache::{NodeFeed, SlimNode};
 
 /// `source.component` of the service controller's Events (`service-controller`).
 pub fn event_source() -> &'static str {
@@ -57,7 +58,9 @@ pub(super) struct State {
 pub(super) struct Context<P: Provider> {
     pub provider: Arc<P>,
     pub services: Api<Service>,
-    pub nodes: Store<Node>,
+    pub nodes: Store<SlimNode>,
+    /// The feed of `nodes`, to wait for its first list.
+    pub node_feed: NodeFeed,
     pub config: ServiceControllerConfig,
     pub metrics: ServiceMetrics,
     pub events: ServiceEventRecorder,
@@ -211,9 +214,9 @@ impl<P: Provider> Context<P> {
         self.set_finalizer(service, true)
             .await
             .map_err(SyncError::AddFinalizer)?;
-        let _ = self.nodes.wait_until_ready().await;
+        let _ = self.node_feed.ready().await;
         let cached = self.nodes.state();
-        let nodes = stable_nodes(cached.iter().map(AsRef::as_ref));
+        let nodes = stable_nodes(cached.iter().map(|n| n.node()));
         if nodes.is_empty() {
             self.record(
                 service,
@@ -313,6 +316,8 @@ impl<P: Provider> Context<P> {
 /// Keeps cloud load balancers in step with `type: LoadBalancer` Services (`service-lb-controller`).
 pub struct ServiceController<P: Provider> {
     client: Client,
+    /// The Nodes load balancers are given: the process's shared feed, or one of its own.
+    nodes: NodeFeed,
     provider: Arc<P>,
     config: ServiceControllerConfig,
     metrics: ServiceMetrics,
@@ -334,6 +339,7 @@ impl<P: Provider> ServiceController<P> {
             return Err(ServiceControllerError::LoadBalancerNotSupported);
         }
         Ok(Self {
+            nodes: NodeFeed::new(client.clone(), NodeFeed::watch_config(None)),
             client,
             provider,
             config,
@@ -349,17 +355,17 @@ impl<P: Provider> ServiceController<P> {
         self
     }
 
+    /// Reads the Nodes from `feed` (the process's shared Node cache) instead of a watch of its own.
+    pub fn with_node_feed(mut self, feed: NodeFeed) -> Self {
+        self.nodes = feed;
+        self
+    }
+
     /// Runs the Service workers and the node sync until the watches end (the caller drops or
     /// aborts the future on shutdown).
     pub async fn run(self) {
-        let (node_store, node_writer) = reflector::store::<Node>();
-        let node_events = reflector(
-            node_writer,
-            crate::node_cache::watch(
-                Api::<Node>::all(self.client.clone()),
-                watcher::Config::default(),
-            ),
-        );
+        let node_store = self.nodes.store();
+        let node_events = self.nodes.changes();
         let (retrigger, retriggered) = mpsc::unbounded();
         let locker = self
             .config
@@ -371,6 +377,7 @@ impl<P: Provider> ServiceController<P> {
             provider: self.provider,
             services: Api::all(self.client.clone()),
             nodes: node_store,
+            node_feed: self.nodes,
             events: ServiceEventRecorder::new(self.client.clone(), event_source()),
             locker,
             serial: tokio::sync::Mutex::new(()),

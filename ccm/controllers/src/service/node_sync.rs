@@ -11,7 +11,6 @@ use ccm_names::events as reason;
 use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::api::core::v1::{Node, Service};
 use kube::runtime::reflector::Store;
-use kube::runtime::watcher;
 
 use super::controller::{Context, key_of};
 use super::error::SyncError;
@@ -22,19 +21,6 @@ use crate::node::event::EventType;
 
 /// Node names shown in `UpdateLoadBalancerFailed` (upstream `maxNodeNamesToLog`).
 const MAX_NODE_NAMES_TO_LOG: usize = 20;
-
-/// Whether a node watch event may change the stable node set: not the initial list (wait for
-/// all of it: `InitDone` counts), not a failed watch (logged).
-fn is_change(event: &Result<watcher::Event<Node>, watcher::Error>) -> bool {
-    match event {
-        Err(error) => {
-            tracing::warn!(%error, "node watch failed");
-            false
-        }
-        Ok(watcher::Event::Init | watcher::Event::InitApply(_)) => false,
-        Ok(_) => true,
-    }
-}
 
 /// Upstream's `loggableNodeNames` as Go's `%v` prints it: `[a b c]`, at most 20 sorted names
 /// then `<N more>`.
@@ -47,10 +33,11 @@ fn loggable_node_names(names: &BTreeSet<String>) -> String {
 }
 
 impl<P: Provider> Context<P> {
-    /// Drives the node reflector and runs a node sync on each node change and every period.
+    /// Runs a node sync on each burst of node changes (the feed signals nothing during a list,
+    /// only once it is complete) and every period.
     pub(super) async fn node_sync_loop(
         &self,
-        events: impl Stream<Item = Result<watcher::Event<Node>, watcher::Error>>,
+        events: impl Stream<Item = ()>,
         services: Store<Service>,
     ) {
         let mut events = std::pin::pin!(events);
@@ -61,15 +48,14 @@ impl<P: Provider> Context<P> {
             let ticked = tokio::select! {
                 _ = ticker.tick() => true,
                 event = events.next() => {
-                    let Some(event) = event else { return };
-                    // A burst of node events (a thousand nodes initialised) makes one sync.
-                    let mut changed = is_change(&event);
-                    while let Some(next) = events.next().now_or_never() {
-                        let Some(event) = next else { return };
-                        changed |= is_change(&event);
+                    if event.is_none() {
+                        return;
                     }
-                    if !changed {
-                        continue;
+                    // A burst of node events (a thousand nodes initialised) makes one sync.
+                    while let Some(next) = events.next().now_or_never() {
+                        if next.is_none() {
+                            return;
+                        }
                     }
                     false
                 }
@@ -77,7 +63,7 @@ impl<P: Provider> Context<P> {
             if services.wait_until_ready().await.is_err() {
                 continue;
             }
-            let names = stable_node_names(self.nodes.state().iter().map(AsRef::as_ref));
+            let names = stable_node_names(self.nodes.state().iter().map(|n| n.node()));
             if !ticked && last_names.as_ref() == Some(&names) {
                 // Nodes changed but not the stable set: nothing for the provider (the periodic
                 // sync still compares every Service's hosts).
@@ -93,7 +79,7 @@ impl<P: Provider> Context<P> {
         let started = Instant::now();
         self.forget_deleted(services);
         let cached = self.nodes.state();
-        let nodes = stable_nodes(cached.iter().map(AsRef::as_ref));
+        let nodes = stable_nodes(cached.iter().map(|n| n.node()));
         let names = self.state().hosts.share(node_names(&nodes));
         let stale: Vec<_> = services
             .state()

@@ -271,11 +271,8 @@ async fn lifecycle_deletes_only_notready_nodes_whose_instance_is_gone() {
     create_node(&api.client, "alive-notready", false, false).await;
     cloud.put("alive-notready", instance("alive-notready", false));
 
-    // Pages of one node: every page is handled, not only the first.
     let controller =
-        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5))
-            .unwrap()
-            .with_page_size(1);
+        NodeLifecycleController::new(api.client.clone(), cloud, Duration::from_secs(5)).unwrap();
     controller.pass().await.unwrap();
 
     let nodes: Api<Node> = Api::all(api.client.clone());
@@ -336,9 +333,13 @@ async fn shutdown_and_out_of_service_taints_follow_power_state_and_readiness() {
         .patch_status("stopped", &PatchParams::default(), &Patch::Merge(ready))
         .await
         .unwrap();
-    controller.pass().await.unwrap();
-    let node = nodes.get("stopped").await.unwrap();
-    assert!(taint_keys(&node).is_empty(), "{:?}", taint_keys(&node));
+    // The pass reads the Node cache: it acts once the watch has brought the Ready condition.
+    wait_for("taints removed once Ready", || async {
+        controller.pass().await.unwrap();
+        let node = nodes.get("stopped").await.ok()?;
+        taint_keys(&node).is_empty().then_some(())
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,11 +1,10 @@
-//! What the controllers keep of a Node in their watch caches: the fields a cloud controller
-//! reads (names, labels, annotations, taints, providerID, podCIDRs, addresses, conditions), not
-//! the kubelet's image list, node info, capacity or the server's managedFields. A real Node is
-//! mostly those (tens of KiB with managedFields); dropping them keeps a cache of 5000 Nodes
-//! small. Writes never start from a cached Node: they read it fresh or send a patch.
+//! What the controllers keep of a Node in their cache: the fields a cloud controller or provider
+//! reads (metadata without managedFields, the whole spec, status addresses, conditions and
+//! phase), not the kubelet's image list, node info, capacity or the server's managedFields. A
+//! real Node is mostly those (tens of KiB with managedFields). [`super::SlimNode`] decodes
+//! exactly this subset; [`slim`] states it on a decoded Node (and checks the decoder in tests).
 
 use k8s_openapi::api::core::v1::Node;
-use kube::runtime::watcher;
 
 /// Drops what no controller reads from a Node about to be cached.
 pub fn slim(node: &mut Node) {
@@ -22,15 +21,6 @@ pub fn slim(node: &mut Node) {
         status.features = None;
         status.runtime_handlers = None;
     }
-}
-
-/// A watch of every Node (or those `config` selects), each slimmed before anyone caches it.
-pub fn watch(
-    nodes: kube::Api<Node>,
-    config: watcher::Config,
-) -> impl futures::Stream<Item = Result<watcher::Event<Node>, watcher::Error>> + Send {
-    use kube::runtime::WatchStreamExt;
-    watcher(nodes, config).default_backoff().modify(slim)
 }
 
 #[cfg(test)]
