@@ -17,7 +17,7 @@ use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::Store;
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
@@ -390,10 +390,18 @@ impl<P: Provider> ServiceController<P> {
             metrics: self.metrics,
             retrigger,
         });
-        let controller = Controller::new(context.services.clone(), watcher::Config::default())
-            .with_config(controller::Config::default().concurrency(workers))
-            .reconcile_all_on(retriggered);
-        let service_store = controller.store();
+        // Cached without managedFields: a thousand Services' field-ownership records are a few
+        // MiB that nothing reads (writes are patches, never replacements of a cached Service).
+        let (service_store, writer) = reflector::store();
+        let watch = watcher(context.services.clone(), watcher::Config::default())
+            .default_backoff()
+            .modify(|service: &mut Service| service.metadata.managed_fields = None);
+        let controller = Controller::for_stream(
+            reflector(writer, watch).applied_objects(),
+            service_store.clone(),
+        )
+        .with_config(controller::Config::default().concurrency(workers))
+        .reconcile_all_on(retriggered);
         if let Some(sink) = self.store_sink {
             sink(service_store.clone());
         }
