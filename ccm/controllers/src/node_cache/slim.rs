@@ -1,10 +1,27 @@
 //! What the controllers keep of a Node in their cache: the fields a cloud controller or provider
-//! reads (metadata without managedFields, the whole spec, status addresses, conditions and
-//! phase), not the kubelet's image list, node info, capacity or the server's managedFields. A
-//! real Node is mostly those (tens of KiB with managedFields). [`super::SlimNode`] decodes
-//! exactly this subset; [`slim`] states it on a decoded Node (and checks the decoder in tests).
+//! reads (metadata without managedFields, the whole spec, status addresses, phase, and of the
+//! conditions only the type and status of `Ready` and `NetworkUnavailable`), not the kubelet's
+//! image list, node info, capacity, its pressure conditions and messages, or the server's
+//! managedFields. A real Node is mostly those (tens of KiB with managedFields).
+//! [`super::SlimNode`] decodes exactly this subset; [`slim`] states it on a decoded Node (and
+//! checks the decoder in tests).
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_names::events::NETWORK_UNAVAILABLE;
+use k8s_openapi::api::core::v1::{Node, NodeCondition};
+
+/// The conditions a controller reads (node lifecycle: `Ready`; routes: `NetworkUnavailable`).
+pub const READ_CONDITIONS: [&str; 2] = ["Ready", NETWORK_UNAVAILABLE];
+
+/// A condition as cached: its type and status, when a controller reads that type.
+pub fn cached_condition(type_: String, status: String) -> Option<NodeCondition> {
+    READ_CONDITIONS
+        .contains(&type_.as_str())
+        .then(|| NodeCondition {
+            type_,
+            status,
+            ..NodeCondition::default()
+        })
+}
 
 /// Drops what no controller reads from a Node about to be cached.
 pub fn slim(node: &mut Node) {
@@ -20,6 +37,14 @@ pub fn slim(node: &mut Node) {
         status.config = None;
         status.features = None;
         status.runtime_handlers = None;
+        if let Some(conditions) = status.conditions.take() {
+            status.conditions = Some(
+                conditions
+                    .into_iter()
+                    .filter_map(|c| cached_condition(c.type_, c.status))
+                    .collect(),
+            );
+        }
     }
 }
 
@@ -89,5 +114,42 @@ mod tests {
         assert_eq!(status.node_info, None);
         assert_eq!(status.capacity, None);
         assert_eq!(status.allocatable, None);
+    }
+
+    #[test]
+    fn keeps_only_the_type_and_status_of_the_conditions_controllers_read() {
+        let condition = |type_: &str, status: &str| NodeCondition {
+            type_: type_.into(),
+            status: status.into(),
+            reason: Some("KubeletReady".into()),
+            message: Some("kubelet is posting ready status".into()),
+            last_heartbeat_time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            )),
+            ..Default::default()
+        };
+        let mut node = Node {
+            status: Some(NodeStatus {
+                conditions: Some(vec![
+                    condition("MemoryPressure", "False"),
+                    condition("Ready", "True"),
+                    condition("NetworkUnavailable", "False"),
+                    condition("DiskPressure", "False"),
+                ]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        slim(&mut node);
+        let kept = node.status.and_then(|s| s.conditions).expect("conditions");
+        let bare = |type_: &str, status: &str| NodeCondition {
+            type_: type_.into(),
+            status: status.into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            kept,
+            vec![bare("Ready", "True"), bare("NetworkUnavailable", "False")]
+        );
     }
 }

@@ -1,13 +1,14 @@
 //! [`SlimNode`]: a Node decoded without what no controller reads. The JSON of a kubelet's Node is
 //! read through a shadow of the Node that names only the kept fields; every other key
 //! (managedFields, images, nodeInfo, capacity, allocatable, daemonEndpoints, volumes, config,
-//! features, runtimeHandlers, and any field a newer server adds) is skipped by serde as
-//! `IgnoredAny`, without building it. The result equals [`super::slim()`] of the whole decode.
+//! features, runtimeHandlers, the conditions no controller reads and every condition's reason,
+//! message and times, and any field a newer server adds) is skipped by serde as `IgnoredAny`,
+//! without building it. The result equals [`super::slim()`] of the whole decode.
 
 use std::collections::BTreeMap;
 use std::ops::Deref;
 
-use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus};
+use k8s_openapi::api::core::v1::{Node, NodeAddress, NodeSpec, NodeStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -144,15 +145,28 @@ impl From<ShadowMeta> for ObjectMeta {
 #[derive(Deserialize)]
 struct ShadowStatus {
     addresses: Option<Vec<NodeAddress>>,
-    conditions: Option<Vec<NodeCondition>>,
+    conditions: Option<Vec<ShadowCondition>>,
     phase: Option<String>,
+}
+
+/// A condition's type and status; reason, message and times are skipped unread.
+#[derive(Deserialize)]
+struct ShadowCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
 }
 
 impl From<ShadowStatus> for NodeStatus {
     fn from(s: ShadowStatus) -> NodeStatus {
         NodeStatus {
             addresses: s.addresses,
-            conditions: s.conditions,
+            conditions: s.conditions.map(|conditions| {
+                conditions
+                    .into_iter()
+                    .filter_map(|c| super::slim::cached_condition(c.type_, c.status))
+                    .collect()
+            }),
             phase: s.phase,
             ..NodeStatus::default()
         }

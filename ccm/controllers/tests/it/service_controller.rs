@@ -479,7 +479,12 @@ async fn the_service_cache_is_handed_to_whoever_asked_for_it() {
     assert!(names.contains(&"web".to_string()), "{names:?}");
     // The server tracks field ownership; the cache drops it (nothing reads it).
     let served = get(&api.client, "web").await.expect("web");
-    assert!(served.metadata.managed_fields.is_some_and(|m| !m.is_empty()));
+    assert!(
+        served
+            .metadata
+            .managed_fields
+            .is_some_and(|m| !m.is_empty())
+    );
     let cached = store.state();
     assert!(cached.iter().all(|s| s.metadata.managed_fields.is_none()));
 }
