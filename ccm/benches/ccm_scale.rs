@@ -11,6 +11,7 @@
 //! `zonal` (zonal-vmss.yaml, 2 Services), `cnm` (one cloud-node-manager on small.yaml), `1000`
 //! (1000-nodes.yaml, four zonal scale sets), `5000` (five scale sets of 1000, 1000 Services, every
 //! other one internal: see [`numbered_service`]).
+//! `CCM_BENCH_SERVICES`: the Services of every case instead of its own.
 //! `CCM_BENCH_IDLE_SECS` (default 30): the idle window before RSS is read. `CCM_BENCH_CCM_ARGS`:
 //! extra CCM flags (space-separated), e.g. `--kube-api-qps=100 --kube-api-burst=200`; by default
 //! the CCM runs with upstream's defaults (20 QPS, burst 30), which bound the init time.
@@ -42,6 +43,7 @@ const APP_ID: &str = "b7c1e2d3-4f50-4a61-9b72-c83d94e5f607";
 const APP_SECRET: &str = "ccm-scale-bench-secret";
 
 /// One measured run.
+#[derive(Clone)]
 struct Case {
     name: &'static str,
     topology: PathBuf,
@@ -368,6 +370,15 @@ fn extra_args() -> Vec<String> {
         .collect()
 }
 
+/// `CCM_BENCH_SERVICES`: the number of Services of every case instead of its own (a quicker
+/// look at the Services phase, e.g. 200 on the 1000-node case).
+fn service_count(case: &Case) -> usize {
+    std::env::var("CCM_BENCH_SERVICES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(case.services)
+}
+
 fn idle_window() -> Duration {
     let secs = std::env::var("CCM_BENCH_IDLE_SECS")
         .ok()
@@ -463,6 +474,10 @@ async fn run_ccm(case: &Case, dir: &Path) {
 
     let services: Api<Service> = Api::namespaced(client, "default");
     let mut seq = seq;
+    let case = &Case {
+        services: service_count(case),
+        ..case.clone()
+    };
     if case.services > 0 {
         let started = Instant::now();
         for i in 0..case.services {
