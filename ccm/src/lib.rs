@@ -11,6 +11,7 @@ pub mod cloud_shared_args;
 pub mod delegated_auth;
 pub mod election_args;
 pub mod go_duration;
+pub mod heap_release;
 pub mod https_server;
 pub mod imds_provider;
 pub mod kube_client;

@@ -1,5 +1,6 @@
 //! The end of both binaries' `main`: a two-worker tokio runtime running the process to
-//! completion, errors printed once as `<binary>: <error chain>` and turned into the exit code.
+//! completion (with the periodic [`crate::heap_release`]), errors printed once as
+//! `<binary>: <error chain>` and turned into the exit code.
 
 use std::future::Future;
 use std::process::ExitCode;
@@ -18,6 +19,7 @@ pub fn run_to_exit(binary: &str, work: impl Future<Output = anyhow::Result<()>>)
             return ExitCode::FAILURE;
         }
     };
+    runtime.spawn(crate::heap_release::release_periodically());
     match runtime.block_on(work) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
