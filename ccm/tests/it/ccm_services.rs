@@ -34,6 +34,21 @@ pub(crate) fn web() -> Service {
     load_balancer_service("web", vec![tcp_port("http", 80, 30080)])
 }
 
+/// Creates [`web`] and waits until the managers gave it an ingress IP; the Service as served then.
+pub(crate) async fn create_web_until_served(
+    services: &Api<Service>,
+    managers: &[&Manager],
+) -> Service {
+    services
+        .create(&PostParams::default(), &web())
+        .await
+        .expect("service");
+    wait_for("the Service gets an ingress IP", managers, || async {
+        services.get("web").await.ok().filter(has_ingress)
+    })
+    .await
+}
+
 /// ARM write paths (PUT / DELETE) in the fake's journal.
 async fn arm_writes(fake: &FakeAzure) -> Vec<String> {
     fake.journal().await["entries"]
@@ -74,14 +89,7 @@ async fn a_load_balancer_service_gets_its_azure_ip_and_leaves_nothing_behind() {
         &["--leader-elect=false", "--controllers=service"],
     );
     let services: Api<Service> = Api::namespaced(client, "default");
-    services
-        .create(&PostParams::default(), &web())
-        .await
-        .expect("service");
-    let ready = wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(has_ingress)
-    })
-    .await;
+    let ready = create_web_until_served(&services, &[&manager]).await;
     assert!(
         ready
             .metadata

@@ -9,7 +9,7 @@ use kube::Api;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::ccm_services::web;
+use crate::ccm_services::create_web_until_served;
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{ApiServer, FakeAzure, example};
 use crate::processes::{agent_nodes, has_ingress, small_azure_json};
@@ -87,14 +87,7 @@ async fn reload_scenario(fake: &FakeAzure, api: &ApiServer, source: Source<'_>, 
     args.extend_from_slice(&[&kubeconfig, "--configure-cloud-routes=false"]);
     let manager = Manager::start_raw(fake, &args);
     let services: Api<Service> = Api::namespaced(client, "default");
-    services
-        .create(&PostParams::default(), &web())
-        .await
-        .expect("service");
-    wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(has_ingress)
-    })
-    .await;
+    create_web_until_served(&services, &[&manager]).await;
     let calls = arm_calls(fake).await;
     assert!(
         !calls.is_empty() && calls.iter().all(|c| c.1 == "ccm-before"),

@@ -13,11 +13,11 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::ccm_services::web;
+use crate::ccm_services::create_web_until_served;
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::lifecycle::set_ready;
 use crate::processes::{
-    ApiServer, FakeAzure, UNINITIALIZED, agent_nodes, example, has_ingress, small_azure_json,
+    ApiServer, FakeAzure, UNINITIALIZED, agent_nodes, example, small_azure_json,
 };
 
 /// Taint cloud-node-lifecycle removes from a Ready node.
@@ -118,14 +118,7 @@ async fn every_node_consumer_reads_one_watch_and_lifecycle_lists_nothing() {
     .await;
     // The service controller gives the load balancer the cached nodes.
     let services: Api<Service> = Api::namespaced(client, "default");
-    services
-        .create(&PostParams::default(), &web())
-        .await
-        .expect("service");
-    wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(has_ingress)
-    })
-    .await;
+    create_web_until_served(&services, &[&manager]).await;
     // Two lifecycle passes at least, each acting on a change it could only see in the cache.
     lifecycle_pass_seen(&nodes, &names[0], &manager).await;
     lifecycle_pass_seen(&nodes, &names[0], &manager).await;

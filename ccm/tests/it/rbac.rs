@@ -18,10 +18,10 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::ccm_services::{delete_until_gone, web};
+use crate::ccm_services::{create_web_until_served, delete_until_gone};
 use crate::cloud_controller_manager::{Manager, wait_for};
 use crate::processes::{
-    ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, has_ingress, tainted_node,
+    ApiServer, FakeAzure, UNINITIALIZED, cloud_node_manager, example, tainted_node,
 };
 use fake_kube_apiserver::rbac::audit_calls;
 use fake_kube_apiserver::rbac::{Call, Grant, Subject, allows, grants_for, missing_roles, unused};
@@ -342,14 +342,7 @@ async fn generated_rbac_allows_every_call_the_binaries_make() {
 
     // A LoadBalancer Service: created, updated (second port), deleted.
     let services: Api<Service> = Api::namespaced(client.clone(), "default");
-    services
-        .create(&PostParams::default(), &web())
-        .await
-        .expect("service");
-    wait_for("the Service gets an ingress IP", &[&manager], || async {
-        services.get("web").await.ok().filter(has_ingress)
-    })
-    .await;
+    create_web_until_served(&services, &[&manager]).await;
     let before = lb_puts(&fake).await;
     let second_port = json!({"spec": {"ports": [
         {"name": "http", "protocol": "TCP", "port": 80, "nodePort": 30080},
