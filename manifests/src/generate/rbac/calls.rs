@@ -202,7 +202,7 @@ pub static API_CALLS: &[ApiCall] = &[
         verbs: &["patch", "update"],
         names: &[],
         scope: Scope::Cluster,
-        why: "set providerID and labels, remove the uninitialized taint (full Node update)",
+        why: "set providerID and labels, remove the uninitialized taint (ours: one merge patch guarded by the cached resourceVersion; upstream's image: a full Node update)",
         source: "anchor-ccm.md 1.4 steps (b)-(e); migration.md 1.6 upstream role",
     },
     ApiCall {
