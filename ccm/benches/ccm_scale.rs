@@ -373,10 +373,12 @@ fn extra_args() -> Vec<String> {
 /// `CCM_BENCH_SERVICES`: the number of Services of every case instead of its own (a quicker
 /// look at the Services phase, e.g. 200 on the 1000-node case).
 fn service_count(case: &Case) -> usize {
-    std::env::var("CCM_BENCH_SERVICES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(case.services)
+    match std::env::var("CCM_BENCH_SERVICES") {
+        Ok(v) => v.parse().unwrap_or_else(|_| {
+            panic!("CCM_BENCH_SERVICES={v:?}: expected a number of Services (0 or more)")
+        }),
+        Err(_) => case.services,
+    }
 }
 
 fn idle_window() -> Duration {

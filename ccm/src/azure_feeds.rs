@@ -56,27 +56,23 @@ impl ServiceSource for StoredServices {
 
 /// Feeds Node adds, changes and deletions to the routes (ends only when the feed does); a
 /// complete list (at start, or after the watch was relisted) feeds every stored Node and forgets
-/// the known ones that are gone (deleted while the watch was down).
+/// the nodes the routes know that are gone (deleted while the watch was down).
 async fn nodes_to_routes(nodes: NodeFeed, routes: AzureRoutes) {
     let store = nodes.store();
     let events = nodes.events();
     futures::pin_mut!(events);
-    let mut known = KnownNodes::default();
     while let Some(event) = events.next().await {
         match event {
-            NodeEvent::Applied(node) => {
-                known.applied(&node);
-                routes.node_updated(&node);
-            }
+            NodeEvent::Applied(node) => routes.node_updated(&node),
             NodeEvent::Deleted(node) => {
-                if let Some(name) = known.deleted(&node) {
-                    routes.node_deleted(&name);
+                if let Some(name) = node.metadata.name.as_deref() {
+                    routes.node_deleted(name);
                 }
             }
             NodeEvent::Synced => {
                 let stored = store.state();
-                for gone in known.synced(stored.iter().map(|n| n.node())) {
-                    routes.node_deleted(&gone);
+                for name in gone(routes.node_names(), stored.iter().map(|n| n.node())) {
+                    routes.node_deleted(&name);
                 }
                 for node in stored {
                     routes.node_updated(&node);
@@ -86,29 +82,13 @@ async fn nodes_to_routes(nodes: NodeFeed, routes: AzureRoutes) {
     }
 }
 
-/// The names of the Nodes the routes were told about, so a complete list tells which are gone.
-#[derive(Default)]
-struct KnownNodes(BTreeSet<String>);
-
-impl KnownNodes {
-    fn applied(&mut self, node: &Node) {
-        self.0.extend(node.metadata.name.clone());
-    }
-
-    /// The deleted node's name.
-    fn deleted(&mut self, node: &Node) -> Option<String> {
-        let name = node.metadata.name.clone()?;
-        self.0.remove(&name);
-        Some(name)
-    }
-
-    /// Takes `stored` (a complete list) as the known set; returns the names no longer in it.
-    fn synced<'a>(&mut self, stored: impl Iterator<Item = &'a Node>) -> Vec<String> {
-        let live: BTreeSet<String> = stored.filter_map(|n| n.metadata.name.clone()).collect();
-        let gone = self.0.difference(&live).cloned().collect();
-        self.0 = live;
-        gone
-    }
+/// The `known` names missing from `stored`, a complete list of the Nodes.
+fn gone<'a>(known: BTreeSet<String>, stored: impl Iterator<Item = &'a Node>) -> Vec<String> {
+    let live: BTreeSet<&str> = stored.filter_map(|n| n.metadata.name.as_deref()).collect();
+    known
+        .into_iter()
+        .filter(|name| !live.contains(name.as_str()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -123,14 +103,12 @@ mod tests {
 
     #[test]
     fn a_complete_list_reports_the_nodes_deleted_while_the_watch_was_down() {
-        let mut known = KnownNodes::default();
+        let known = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
         let listed = [node("a"), node("b"), node("c")];
-        assert!(known.synced(listed.iter()).is_empty());
-        known.applied(&node("d"));
-        assert_eq!(known.deleted(&node("a")).as_deref(), Some("a"));
+        assert!(gone(known(&["a", "b", "c"]), listed.iter()).is_empty());
         // Relisted: b and d went while the watch was down, e is new.
         let relisted = [node("c"), node("e")];
-        assert_eq!(known.synced(relisted.iter()), ["b", "d"]);
-        assert!(known.synced(relisted.iter()).is_empty());
+        assert_eq!(gone(known(&["b", "c", "d"]), relisted.iter()), ["b", "d"]);
+        assert!(gone(known(&["c", "e"]), relisted.iter()).is_empty());
     }
 }

@@ -55,6 +55,7 @@ pub mod next_hop;
 pub mod nodes;
 pub mod table;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ccm_cloud::{CloudError, Route, Routes};
@@ -139,6 +140,11 @@ impl AzureRoutes {
     /// Forgets a node the informer deleted (and its in-memory routes if it was unmanaged).
     pub fn node_deleted(&self, name: &str) {
         self.inner.nodes.remove(name);
+    }
+
+    /// The names of the nodes it was told about (and not told were deleted).
+    pub fn node_names(&self) -> BTreeSet<String> {
+        self.inner.nodes.names()
     }
 
     /// Where the route table is.

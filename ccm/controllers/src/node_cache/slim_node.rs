@@ -23,11 +23,6 @@ impl SlimNode {
     pub fn node(&self) -> &Node {
         &self.0
     }
-
-    /// The cached Node, owned.
-    pub fn into_node(self) -> Node {
-        self.0
-    }
 }
 
 impl From<Node> for SlimNode {
