@@ -79,11 +79,15 @@ impl NodeIpamController {
         self
     }
 
-    /// Occupies every cached podCIDR (after the cache's first list), then runs until the feed
-    /// ends.
+    /// Occupies every cached podCIDR (after the cache's first list, in name order), then runs
+    /// until the feed ends.
     pub async fn run(self) -> Result<(), NodeFeedError> {
         let store = self.feed.ready().await?;
-        for node in store.state() {
+        // In name order, as the API server lists them: the store's own order is a hash order,
+        // and which of two overlapping nodes is reported must not change from run to run.
+        let mut nodes = store.state();
+        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        for node in nodes {
             self.occupy(&node).await;
         }
         let nodes = self.feed.applied();
