@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ccm_cloud::{InstanceMetadata, InstancesV2, Provider};
 use ccm_names::controllers::CLOUD_NODE;
@@ -31,7 +31,9 @@ use super::metrics::NodeMetrics;
 use super::patch::merge_patch;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
-use crate::node_cache::NodeFeed;
+use kube::runtime::reflector::Store;
+
+use crate::node_cache::{NodeFeed, SlimNode};
 
 /// Reason of the Warning Event recorded while a node cannot be initialised. **[infer]** upstream
 /// only logs and requeues; the Event is ours so the reason is visible on the Node.
@@ -96,9 +98,6 @@ pub struct CloudNodeController<P: Provider> {
     events: NodeEventRecorder,
     /// Last init failure message per node, so a retry failing the same way records no new Event.
     last_failure: Mutex<HashMap<String, String>>,
-    /// When each node's addresses were last fetched, so watch events between two periodic
-    /// refreshes cost no cloud call (upstream refreshes from a timer, not from events).
-    refreshed: Mutex<HashMap<String, Instant>>,
 }
 
 impl<P: Provider> CloudNodeController<P> {
@@ -121,7 +120,6 @@ impl<P: Provider> CloudNodeController<P> {
             metrics,
             events: NodeEventRecorder::new(client, CLOUD_NODE),
             last_failure: Mutex::new(HashMap::new()),
-            refreshed: Mutex::new(HashMap::new()),
         })
     }
 
@@ -132,7 +130,10 @@ impl<P: Provider> CloudNodeController<P> {
     }
 
     /// Runs until the feed ends (the caller drops or aborts the future on shutdown). Started
-    /// after the feed's first list, it still syncs every stored Node.
+    /// after the feed's first list, it still syncs every stored Node. Watch events initialise
+    /// Nodes and reconcile labels; one timer refreshes every initialised Node's addresses each
+    /// `--node-status-update-frequency` (upstream's `UpdateNodeStatus`), so nothing is kept per
+    /// Node between two events (a requeue per Node was 5000 scheduled entries at 5000 Nodes).
     pub async fn run(self) {
         let store = match self.feed.ready().await {
             Ok(store) => store,
@@ -140,7 +141,8 @@ impl<P: Provider> CloudNodeController<P> {
         };
         let nodes = self.feed.applied();
         let this = Arc::new(self);
-        Controller::for_shared_stream(nodes, store)
+        let refresh = Arc::clone(&this).refresh_periodically(store.clone());
+        let controller = Controller::for_shared_stream(nodes, store)
             .with_config(this.controller_config())
             .run(
                 |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
@@ -150,13 +152,68 @@ impl<P: Provider> CloudNodeController<P> {
                 },
                 this,
             )
-            .for_each(|_| async {})
-            .await;
+            .for_each(|_| async {});
+        futures::future::join(controller, refresh).await;
+    }
+
+    /// Every `--node-status-update-frequency` (first one period after the start), refreshes the
+    /// addresses of every initialised Node of the store, in name order, at most
+    /// `--concurrent-node-syncs` at once; runs until the task is dropped.
+    async fn refresh_periodically(self: Arc<Self>, store: Store<SlimNode>) {
+        let period = self.config.node_status_update_frequency;
+        let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            timer.tick().await;
+            let mut nodes = store.state();
+            nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            futures::stream::iter(nodes)
+                .for_each_concurrent(usize::from(self.concurrency()), |node| {
+                    let this = Arc::clone(&self);
+                    async move { this.refresh(&node).await }
+                })
+                .await;
+        }
+    }
+
+    /// Labels, then addresses, of one initialised Node; failures are logged and wait for the
+    /// next period.
+    async fn refresh(&self, node: &Node) {
+        if update::is_uninitialized(node) || node.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        match self.reconcile_labels(node).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::warn!(node = %node.name_any(), %error, "labels not reconciled")
+            }
+            Err(error) => tracing::warn!(node = %node.name_any(), %error, "labels not reconciled"),
+        }
+        match self.metadata(node).await {
+            Ok(meta) => match update::address_refresh(node, &meta) {
+                Ok(Some(addresses)) => {
+                    if let Err(error) = self.patch_addresses(&node.name_any(), &addresses).await {
+                        tracing::warn!(node = %node.name_any(), %error, "addresses not updated");
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(node = %node.name_any(), %error, "addresses not updated")
+                }
+            },
+            Err(error) => {
+                tracing::warn!(node = %node.name_any(), %error, "address refresh skipped")
+            }
+        }
     }
 
     /// kube-runtime's settings: at most `--concurrent-node-syncs` syncs at once.
     fn controller_config(&self) -> controller::Config {
-        controller::Config::default().concurrency(self.config.concurrent_node_syncs.max(1))
+        controller::Config::default().concurrency(self.concurrency())
+    }
+
+    fn concurrency(&self) -> u16 {
+        self.config.concurrent_node_syncs.max(1)
     }
 
     async fn metadata(&self, node: &Node) -> Result<InstanceMetadata, String> {
@@ -169,57 +226,36 @@ impl<P: Provider> CloudNodeController<P> {
             .map_err(|e| e.to_string())
     }
 
-    /// One sync: initialise a tainted node, otherwise reconcile labels and refresh addresses.
+    /// One sync: initialise a tainted node, otherwise reconcile its labels (addresses are the
+    /// refresh timer's).
     async fn sync(&self, node: &Node) -> Result<Action, CloudNodeError> {
         if update::is_uninitialized(node) {
             return self.initialise(node).await;
         }
-        let labels = update::label_reconciliation(node, self.config.beta_labels);
-        if labels.changes_object() {
-            let written = self
-                .write_patch(node, |current| {
-                    Ok(update::label_reconciliation(
-                        current,
-                        self.config.beta_labels,
-                    ))
-                })
-                .await?;
-            if let Err(error) = written {
-                tracing::warn!(node = %node.name_any(), %error, "labels not reconciled");
-            }
+        if let Err(error) = self.reconcile_labels(node).await? {
+            tracing::warn!(node = %node.name_any(), %error, "labels not reconciled");
         }
-        if let Some(wait) = self.refresh_not_due(&node.name_any()) {
-            return Ok(Action::requeue(wait));
-        }
-        match self.metadata(node).await {
-            Ok(meta) => match update::address_refresh(node, &meta) {
-                Ok(Some(addresses)) => self.patch_addresses(&node.name_any(), &addresses).await?,
-                Ok(None) => {}
-                Err(error) => {
-                    tracing::warn!(node = %node.name_any(), %error, "addresses not updated")
-                }
-            },
-            Err(error) => {
-                tracing::warn!(node = %node.name_any(), %error, "address refresh skipped")
-            }
-        }
-        Ok(Action::requeue(self.config.node_status_update_frequency))
+        Ok(Action::await_change())
     }
 
-    /// Time left before the node's next address refresh, `None` when it is due (and then marks
-    /// it as refreshed now).
-    fn refresh_not_due(&self, name: &str) -> Option<Duration> {
-        let period = self.config.node_status_update_frequency;
-        let mut refreshed = self.refreshed.lock().ok()?;
-        let now = Instant::now();
-        if let Some(last) = refreshed.get(name) {
-            let elapsed = now.duration_since(*last);
-            if elapsed < period {
-                return Some(period - elapsed);
-            }
+    /// Writes the GA/beta label pairs back in step when they differ.
+    async fn reconcile_labels(
+        &self,
+        node: &Node,
+    ) -> Result<Result<(), AddressError>, CloudNodeError> {
+        let labels = update::label_reconciliation(node, self.config.beta_labels);
+        if !labels.changes_object() {
+            return Ok(Ok(()));
         }
-        refreshed.insert(name.to_owned(), now);
-        None
+        let written = self
+            .write_patch(node, |current| {
+                Ok(update::label_reconciliation(
+                    current,
+                    self.config.beta_labels,
+                ))
+            })
+            .await?;
+        Ok(written.map(|_| ()))
     }
 
     async fn initialise(&self, node: &Node) -> Result<Action, CloudNodeError> {
@@ -236,14 +272,11 @@ impl<P: Provider> CloudNodeController<P> {
         let update = match written {
             Ok(Some(update)) => update,
             // Someone else initialised it meanwhile.
-            Ok(None) => return Ok(Action::requeue(self.config.node_status_update_frequency)),
+            Ok(None) => return Ok(Action::await_change()),
             Err(error) => return self.refuse(node, &error.to_string()).await,
         };
         if let Ok(mut last) = self.last_failure.lock() {
             last.remove(&name);
-        }
-        if let Ok(mut refreshed) = self.refreshed.lock() {
-            refreshed.insert(name.clone(), Instant::now());
         }
         self.observe(&self.metrics.taint_removal_delay, node);
         if let Some(addresses) = &update.addresses {
@@ -259,7 +292,7 @@ impl<P: Provider> CloudNodeController<P> {
             )
             .await;
         tracing::info!(node = %name, "node initialised");
-        Ok(Action::requeue(self.config.node_status_update_frequency))
+        Ok(Action::await_change())
     }
 
     async fn refuse(&self, node: &Node, reason: &str) -> Result<Action, CloudNodeError> {
