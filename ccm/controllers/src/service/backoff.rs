@@ -9,14 +9,14 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use super::predicates::Fingerprint;
 
 /// A failed key's retry state.
 #[derive(Debug, Clone)]
 struct Failure {
     count: u32,
     not_before: Instant,
-    fingerprint: Value,
+    fingerprint: Fingerprint,
 }
 
 /// Failure counts and retry deadlines per Service key.
@@ -43,7 +43,7 @@ impl Backoff {
     pub fn fail(
         &mut self,
         key: &str,
-        fingerprint: Value,
+        fingerprint: Fingerprint,
         retryable: bool,
         retry_after: Option<Duration>,
     ) -> Duration {
@@ -71,7 +71,7 @@ impl Backoff {
 
     /// Time left before `key` may be retried when nothing relevant changed since it failed;
     /// `None` when it may run now.
-    pub fn wait(&self, key: &str, fingerprint: &Value) -> Option<Duration> {
+    pub fn wait(&self, key: &str, fingerprint: &Fingerprint) -> Option<Duration> {
         let failure = self.failures.get(key)?;
         if &failure.fingerprint != fingerprint {
             return None;
@@ -100,32 +100,34 @@ impl Backoff {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
+
+    fn print(text: &str) -> Fingerprint {
+        Fingerprint::from_text(text)
+    }
 
     #[test]
     fn doubles_to_the_cap_and_resets() {
         let mut b = Backoff::new(Duration::from_secs(5), Duration::from_secs(300));
         let steps: Vec<u64> = (0..8)
-            .map(|_| b.fail("k", json!(1), true, None).as_secs())
+            .map(|_| b.fail("k", print("1"), true, None).as_secs())
             .collect();
         assert_eq!(steps, [5, 10, 20, 40, 80, 160, 300, 300]);
         b.reset("k");
-        assert_eq!(b.fail("k", json!(1), true, None).as_secs(), 5);
-        assert_eq!(b.fail("other", json!(1), true, None).as_secs(), 5);
+        assert_eq!(b.fail("k", print("1"), true, None).as_secs(), 5);
+        assert_eq!(b.fail("other", print("1"), true, None).as_secs(), 5);
     }
 
     #[test]
     fn the_longer_of_cloud_delay_and_backoff_wins_and_non_retryable_waits_the_maximum() {
         let mut b = Backoff::new(Duration::from_secs(5), Duration::from_secs(300));
         let after = Some(Duration::from_secs(42));
-        assert_eq!(b.fail("k", json!(1), true, after).as_secs(), 42);
-        assert_eq!(b.fail("n", json!(1), false, None).as_secs(), 300);
+        assert_eq!(b.fail("k", print("1"), true, after).as_secs(), 42);
+        assert_eq!(b.fail("n", print("1"), false, None).as_secs(), 300);
         // A 1 s Retry-After (NRP's RetryableError) does not shorten the 5 s doubling.
         let short = Some(Duration::from_secs(1));
         let steps: Vec<u64> = (0..3)
-            .map(|_| b.fail("s", json!(1), true, short).as_secs())
+            .map(|_| b.fail("s", print("1"), true, short).as_secs())
             .collect();
         assert_eq!(steps, [5, 10, 20]);
     }
@@ -133,14 +135,14 @@ mod tests {
     #[test]
     fn waits_only_while_nothing_changed() {
         let mut b = Backoff::new(Duration::from_secs(5), Duration::from_secs(300));
-        b.fail("k", json!(1), true, None);
-        assert!(b.wait("k", &json!(1)).is_some());
-        assert!(b.wait("k", &json!(2)).is_none());
-        assert!(b.wait("x", &json!(1)).is_none());
+        b.fail("k", print("1"), true, None);
+        assert!(b.wait("k", &print("1")).is_some());
+        assert!(b.wait("k", &print("2")).is_none());
+        assert!(b.wait("x", &print("1")).is_none());
         b.release("k");
-        assert!(b.wait("k", &json!(1)).is_none());
-        b.fail("k", json!(1), true, None);
+        assert!(b.wait("k", &print("1")).is_none());
+        b.fail("k", print("1"), true, None);
         b.retain(|k| k != "k");
-        assert!(b.wait("k", &json!(1)).is_none());
+        assert!(b.wait("k", &print("1")).is_none());
     }
 }

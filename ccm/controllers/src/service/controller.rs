@@ -29,8 +29,8 @@ use super::host_sets::HostSets;
 use super::locker::ResourceLocker;
 use super::metrics::ServiceMetrics;
 use super::predicates::{
-    current_status, fingerprint, has_finalizer, needs_cleanup, node_names, stable_nodes,
-    status_equal, wants_load_balancer,
+    Fingerprint, current_status, fingerprint, has_finalizer, needs_cleanup, node_names,
+    stable_nodes, status_equal, wants_load_balancer,
 };
 use crate::node::event::EventType;
 use crate::node_cache::{NodeFeed, SlimNode};
@@ -49,7 +49,7 @@ pub(super) struct State {
     /// Retry pacing per Service key.
     pub backoff: Backoff,
     /// Fingerprint of each Service's last successful ensure: an equal one needs no new call.
-    pub synced: HashMap<String, Value>,
+    pub synced: HashMap<String, Fingerprint>,
     /// Node names each Service's load balancer was last given (by ensure or update).
     pub hosts: HostSets,
 }
