@@ -49,8 +49,8 @@ impl ClusterFeeds for AzureFeeds {
 struct StoredServices(Store<Service>);
 
 impl ServiceSource for StoredServices {
-    fn services(&self) -> Vec<Service> {
-        self.0.state().iter().map(|s| (**s).clone()).collect()
+    fn services(&self) -> Vec<Arc<Service>> {
+        self.0.state()
     }
 }
 

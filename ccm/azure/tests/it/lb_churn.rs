@@ -131,8 +131,9 @@ fn churn_service(slot: usize, generation: usize, template: usize, ports: usize) 
 struct LiveServices(Mutex<Vec<Service>>);
 
 impl ServiceSource for LiveServices {
-    fn services(&self) -> Vec<Service> {
-        self.0.lock().map(|s| s.clone()).unwrap_or_default()
+    fn services(&self) -> Vec<Arc<Service>> {
+        let services = self.0.lock().map(|s| s.clone()).unwrap_or_default();
+        services.into_iter().map(Arc::new).collect()
     }
 }
 

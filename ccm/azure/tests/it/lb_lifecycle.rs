@@ -25,8 +25,8 @@ fn base(uid: &str) -> String {
 struct Fixed(Vec<Service>);
 
 impl ServiceSource for Fixed {
-    fn services(&self) -> Vec<Service> {
-        self.0.clone()
+    fn services(&self) -> Vec<Arc<Service>> {
+        self.0.iter().cloned().map(Arc::new).collect()
     }
 }
 
