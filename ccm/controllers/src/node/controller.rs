@@ -20,7 +20,6 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Request;
-use kube::runtime::controller::{self, Action, Controller};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::{Value, json};
 
@@ -29,9 +28,10 @@ use super::event::{EventType, NodeEventRecorder};
 use super::labels::BetaLabels;
 use super::metrics::NodeMetrics;
 use super::patch::merge_patch;
+use super::sync_queue::SyncQueue;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 
 use crate::node_cache::{NodeFeed, SlimNode};
 
@@ -87,6 +87,15 @@ pub enum CloudNodeError {
     Kube(#[from] kube::Error),
 }
 
+/// What a sync asks for next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Nothing until the Node changes.
+    Change,
+    /// Sync it again after this delay (initialisation refused or failed).
+    Retry(Duration),
+}
+
 /// Initialises tainted Nodes from the cloud and keeps initialised ones' labels and addresses.
 pub struct CloudNodeController<P: Provider> {
     nodes: Api<Node>,
@@ -130,30 +139,60 @@ impl<P: Provider> CloudNodeController<P> {
     }
 
     /// Runs until the feed ends (the caller drops or aborts the future on shutdown). Started
-    /// after the feed's first list, it still syncs every stored Node. Watch events initialise
-    /// Nodes and reconcile labels; one timer refreshes every initialised Node's addresses each
-    /// `--node-status-update-frequency` (upstream's `UpdateNodeStatus`), so nothing is kept per
-    /// Node between two events (a requeue per Node was 5000 scheduled entries at 5000 Nodes).
+    /// after the feed's first list, it still syncs every stored Node. Watch events queue Nodes
+    /// for `--concurrent-node-syncs` workers that initialise them and reconcile labels; one
+    /// timer refreshes every initialised Node's addresses each `--node-status-update-frequency`
+    /// (upstream's `UpdateNodeStatus`). Nothing is kept per Node between two events: a requeue
+    /// per Node was 5000 scheduled entries at 5000 Nodes, and kube-runtime's scheduler kept the
+    /// capacity of its largest backlog ([`SyncQueue`]).
     pub async fn run(self) {
         let store = match self.feed.ready().await {
             Ok(store) => store,
             Err(error) => return tracing::warn!(%error, "cloud-node has no Nodes to sync"),
         };
-        let nodes = self.feed.applied();
+        let queue = Arc::new(SyncQueue::default());
+        let feeder = self.feed.applied().for_each(|node| {
+            queue.push(&node.name_any());
+            async {}
+        });
         let this = Arc::new(self);
-        let refresh = Arc::clone(&this).refresh_periodically(store.clone());
-        let controller = Controller::for_shared_stream(nodes, store)
-            .with_config(this.controller_config())
-            .run(
-                |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
-                |_node, error, ctx: Arc<Self>| {
-                    tracing::warn!(%error, "cloud-node sync failed");
-                    Action::requeue(ctx.config.init_retry)
+        let workers = futures::future::join_all(
+            (0..this.concurrency())
+                .map(|_| Arc::clone(&this).work(Arc::clone(&queue), store.clone())),
+        );
+        let refresh = Arc::clone(&this).refresh_periodically(store);
+        tokio::select! {
+            () = feeder => {}
+            _ = workers => {}
+            () = refresh => {}
+        }
+    }
+
+    /// One worker: syncs the queued Nodes one at a time, forever; a sync that asks for a retry
+    /// (or fails) queues its Node again after the delay.
+    async fn work(self: Arc<Self>, queue: Arc<SyncQueue>, store: Store<SlimNode>) {
+        loop {
+            let name = queue.next().await;
+            let after = match store.get(&ObjectRef::new(&name)) {
+                Some(node) => match self.sync(&node).await {
+                    Ok(after) => after,
+                    Err(error) => {
+                        tracing::warn!(node = %name, %error, "cloud-node sync failed");
+                        After::Retry(self.config.init_retry)
+                    }
                 },
-                this,
-            )
-            .for_each(|_| async {});
-        futures::future::join(controller, refresh).await;
+                // Deleted since it was queued.
+                None => After::Change,
+            };
+            queue.done(&name);
+            if let After::Retry(delay) = after {
+                let queue = Arc::clone(&queue);
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    queue.push(&name);
+                });
+            }
+        }
     }
 
     /// Every `--node-status-update-frequency` (first one period after the start), refreshes the
@@ -168,7 +207,7 @@ impl<P: Provider> CloudNodeController<P> {
             let mut nodes = store.state();
             nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
             futures::stream::iter(nodes)
-                .for_each_concurrent(usize::from(self.concurrency()), |node| {
+                .for_each_concurrent(self.concurrency(), |node| {
                     let this = Arc::clone(&self);
                     async move { this.refresh(&node).await }
                 })
@@ -207,13 +246,9 @@ impl<P: Provider> CloudNodeController<P> {
         }
     }
 
-    /// kube-runtime's settings: at most `--concurrent-node-syncs` syncs at once.
-    fn controller_config(&self) -> controller::Config {
-        controller::Config::default().concurrency(self.concurrency())
-    }
-
-    fn concurrency(&self) -> u16 {
-        self.config.concurrent_node_syncs.max(1)
+    /// Syncs at once: `--concurrent-node-syncs` (at least one).
+    fn concurrency(&self) -> usize {
+        usize::from(self.config.concurrent_node_syncs.max(1))
     }
 
     async fn metadata(&self, node: &Node) -> Result<InstanceMetadata, String> {
@@ -228,14 +263,14 @@ impl<P: Provider> CloudNodeController<P> {
 
     /// One sync: initialise a tainted node, otherwise reconcile its labels (addresses are the
     /// refresh timer's).
-    async fn sync(&self, node: &Node) -> Result<Action, CloudNodeError> {
+    async fn sync(&self, node: &Node) -> Result<After, CloudNodeError> {
         if update::is_uninitialized(node) {
             return self.initialise(node).await;
         }
         if let Err(error) = self.reconcile_labels(node).await? {
             tracing::warn!(node = %node.name_any(), %error, "labels not reconciled");
         }
-        Ok(Action::await_change())
+        Ok(After::Change)
     }
 
     /// Writes the GA/beta label pairs back in step when they differ.
@@ -258,7 +293,7 @@ impl<P: Provider> CloudNodeController<P> {
         Ok(written.map(|_| ()))
     }
 
-    async fn initialise(&self, node: &Node) -> Result<Action, CloudNodeError> {
+    async fn initialise(&self, node: &Node) -> Result<After, CloudNodeError> {
         let name = node.name_any();
         let meta = match self.metadata(node).await {
             Ok(meta) => meta,
@@ -272,7 +307,7 @@ impl<P: Provider> CloudNodeController<P> {
         let update = match written {
             Ok(Some(update)) => update,
             // Someone else initialised it meanwhile.
-            Ok(None) => return Ok(Action::await_change()),
+            Ok(None) => return Ok(After::Change),
             Err(error) => return self.refuse(node, &error.to_string()).await,
         };
         if let Ok(mut last) = self.last_failure.lock() {
@@ -292,10 +327,10 @@ impl<P: Provider> CloudNodeController<P> {
             )
             .await;
         tracing::info!(node = %name, "node initialised");
-        Ok(Action::await_change())
+        Ok(After::Change)
     }
 
-    async fn refuse(&self, node: &Node, reason: &str) -> Result<Action, CloudNodeError> {
+    async fn refuse(&self, node: &Node, reason: &str) -> Result<After, CloudNodeError> {
         let name = node.name_any();
         tracing::warn!(node = %name, reason, "node not initialised, taint kept");
         let message = format!("failed to initialize node {name}: {reason}");
@@ -309,7 +344,7 @@ impl<P: Provider> CloudNodeController<P> {
                 .record(node, EventType::Warning, INIT_FAILED_REASON, &message)
                 .await;
         }
-        Ok(Action::requeue(self.config.init_retry))
+        Ok(After::Retry(self.config.init_retry))
     }
 
     fn observe(&self, histogram: &prometheus_client::metrics::histogram::Histogram, node: &Node) {

@@ -45,6 +45,7 @@ pub mod event;
 pub mod labels;
 pub mod metrics;
 pub mod patch;
+pub mod sync_queue;
 pub mod update;
 
 pub use controller::{
