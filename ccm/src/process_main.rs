@@ -1,5 +1,5 @@
 //! The end of both binaries' `main`: a two-worker tokio runtime running the process to
-//! completion (with the periodic [`crate::heap_release`]), errors printed once as
+//! completion (with one malloc arena and the periodic [`crate::heap_release`]), errors printed once as
 //! `<binary>: <error chain>` and turned into the exit code.
 
 use std::future::Future;
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 /// Runs `work` on a two-worker runtime (a controller manager needs no more; fewer threads keep
 /// RSS down) and maps its outcome to the exit code.
 pub fn run_to_exit(binary: &str, work: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
+    crate::heap_release::limit_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
