@@ -20,6 +20,7 @@ use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Request;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::{Value, json};
 
@@ -31,8 +32,6 @@ use super::patch::merge_patch;
 use super::sync_queue::SyncQueue;
 use super::update::{self, NodeUpdate};
 use crate::node::addresses::AddressError;
-use kube::runtime::reflector::{ObjectRef, Store};
-
 use crate::node_cache::{NodeFeed, SlimNode};
 
 /// Reason of the Warning Event recorded while a node cannot be initialised. **[infer]** upstream
