@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccm_cloud::{InstanceMetadata, InstancesV2, Provider};
+use ccm_cloud::{InstanceMetadata, InstancesV2, NodeView, Provider};
 use ccm_names::controllers::CLOUD_NODE;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
@@ -145,7 +145,8 @@ impl<P: Provider> CloudNodeController<P> {
         let controller = Controller::for_shared_stream(nodes, store)
             .with_config(this.controller_config())
             .run(
-                |node, ctx: Arc<Self>| async move { ctx.sync(&node).await },
+                // One whole Node per sync (at most --concurrent-node-syncs at once), dropped after.
+                |node, ctx: Arc<Self>| async move { ctx.sync(&node.to_node()).await },
                 |_node, error, ctx: Arc<Self>| {
                     tracing::warn!(%error, "cloud-node sync failed");
                     Action::requeue(ctx.config.init_retry)
@@ -166,11 +167,15 @@ impl<P: Provider> CloudNodeController<P> {
         loop {
             timer.tick().await;
             let mut nodes = store.state();
-            nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            nodes.sort_by(|a, b| a.name().cmp(b.name()));
             futures::stream::iter(nodes)
                 .for_each_concurrent(usize::from(self.concurrency()), |node| {
                     let this = Arc::clone(&self);
-                    async move { this.refresh(&node).await }
+                    async move {
+                        if node.deletion_timestamp().is_none() {
+                            this.refresh(&node.to_node()).await
+                        }
+                    }
                 })
                 .await;
         }
