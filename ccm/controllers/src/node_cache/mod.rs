@@ -41,6 +41,6 @@ mod slim_decode;
 mod slim_node;
 
 pub use feed::{NodeEvent, NodeFeed, NodeFeedError, WATCH_PAGE_SIZE};
-pub use interner::interned_count;
+pub use interner::{Pair, interned_count};
 pub use slim::slim;
 pub use slim_node::SlimNode;

@@ -6,13 +6,11 @@
 //! without building it. Labels, annotations, address types and condition texts are interned as
 //! they are read. The result equals `SlimNode::from` of the whole decode.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::core::v1::{NodeConfigSource, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use serde::{Deserialize, Deserializer};
 
-use super::interner::{Interned, InternedPairs};
+use super::interner::{Interned, InternedPairs, intern_pair};
 use super::slim::READ_CONDITIONS;
 use super::slim_node::{LegacySpec, SlimNode, SlimSpec, SlimStatus};
 
@@ -142,9 +140,8 @@ impl From<ShadowStatus> for SlimStatus {
                 conditions
                     .into_iter()
                     .filter(|c| READ_CONDITIONS.contains(&&*c.type_.0))
-                    .map(|c| (c.type_.0, c.status.0))
-                    .collect::<Vec<(Arc<str>, Arc<str>)>>()
-                    .into_boxed_slice()
+                    .map(|c| intern_pair(c.type_.0, c.status.0))
+                    .collect()
             }),
             phase: s.phase.map(|p| p.0),
         }

@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use serde::{Serialize, Serializer};
 
-use super::interner::{Pairs, intern, lookup, pairs_of};
+use super::interner::{Pair, Pairs, intern, intern_pair, lookup, pairs_of};
 
 /// A Node as the controllers cache it (see the module docs). A kube `Resource` with Node's
 /// group, version, kind and plural, so `Api<SlimNode>` and kube-runtime's watcher, reflector and
@@ -61,11 +61,14 @@ pub(super) struct LegacySpec {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct SlimStatus {
     /// `(type, address)`, the type interned.
-    pub(super) addresses: Option<Box<[(Arc<str>, Box<str>)]>>,
+    pub(super) addresses: Option<Box<[Address]>>,
     /// `(type, status)` of the conditions in [`super::slim::READ_CONDITIONS`], in input order.
     pub(super) conditions: Option<Pairs>,
     pub(super) phase: Option<Arc<str>>,
 }
+
+/// A `status.addresses` entry: its type (interned) and address.
+pub(super) type Address = (Arc<str>, Box<str>);
 
 fn boxed(text: Option<String>) -> Option<Box<str>> {
     text.map(String::into_boxed_str)
@@ -79,7 +82,7 @@ fn map_of(pairs: &Option<Pairs>) -> Option<std::collections::BTreeMap<String, St
     pairs.as_ref().map(|pairs| {
         pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|p| (p.key().to_owned(), p.value().to_owned()))
             .collect()
     })
 }
@@ -120,9 +123,9 @@ impl SlimNode {
                 }),
                 conditions: s.conditions.as_ref().map(|c| {
                     c.iter()
-                        .map(|(type_, status)| NodeCondition {
-                            type_: type_.to_string(),
-                            status: status.to_string(),
+                        .map(|c| NodeCondition {
+                            type_: c.key().to_owned(),
+                            status: c.value().to_owned(),
                             ..NodeCondition::default()
                         })
                         .collect()
@@ -134,12 +137,12 @@ impl SlimNode {
     }
 
     /// The labels, sorted by key.
-    pub fn labels(&self) -> &[(Arc<str>, Arc<str>)] {
+    pub fn labels(&self) -> &[Arc<Pair>] {
         self.labels.as_deref().unwrap_or_default()
     }
 
     /// The annotations, sorted by key.
-    pub fn annotations(&self) -> &[(Arc<str>, Arc<str>)] {
+    pub fn annotations(&self) -> &[Arc<Pair>] {
         self.annotations.as_deref().unwrap_or_default()
     }
 
@@ -200,7 +203,7 @@ impl From<Node> for SlimNode {
                 }),
                 conditions: s.conditions.map(|c| {
                     c.iter()
-                        .map(|c| (intern(&c.type_), intern(&c.status)))
+                        .map(|c| intern_pair(intern(&c.type_), intern(&c.status)))
                         .collect()
                 }),
                 phase: s.phase.as_deref().map(intern),
@@ -263,8 +266,8 @@ impl NodeView for SlimNode {
             .conditions
             .as_ref()?
             .iter()
-            .find(|(t, _)| **t == *type_)
-            .map(|(_, status)| &**status)
+            .find(|c| c.key() == type_)
+            .map(|c| c.value())
     }
 
     fn creation_timestamp(&self) -> Option<Timestamp> {
