@@ -10,11 +10,12 @@ use std::sync::Arc;
 use ccm_azure::loadbalancer::{AzureLoadBalancer, ServiceSource};
 use ccm_azure::provider::AzureProvider;
 use ccm_azure::routes::AzureRoutes;
+use ccm_cloud::NodeView;
 use ccm_controllers::host::ClusterFeeds;
 use ccm_controllers::node_cache::{NodeEvent, NodeFeed};
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::Service;
 use kube::runtime::reflector::Store;
 
 /// The Azure provider's feeds.
@@ -63,19 +64,19 @@ async fn nodes_to_routes(nodes: NodeFeed, routes: AzureRoutes) {
     futures::pin_mut!(events);
     while let Some(event) = events.next().await {
         match event {
-            NodeEvent::Applied(node) => routes.node_updated(&node),
+            NodeEvent::Applied(node) => routes.node_updated(&*node),
             NodeEvent::Deleted(node) => {
-                if let Some(name) = node.metadata.name.as_deref() {
-                    routes.node_deleted(name);
+                if !node.name().is_empty() {
+                    routes.node_deleted(node.name());
                 }
             }
             NodeEvent::Synced => {
                 let stored = store.state();
-                for name in gone(routes.node_names(), stored.iter().map(|n| n.node())) {
+                for name in gone(routes.node_names(), stored.iter().map(|n| &**n)) {
                     routes.node_deleted(&name);
                 }
                 for node in stored {
-                    routes.node_updated(&node);
+                    routes.node_updated(&*node);
                 }
             }
         }
@@ -83,8 +84,14 @@ async fn nodes_to_routes(nodes: NodeFeed, routes: AzureRoutes) {
 }
 
 /// The `known` names missing from `stored`, a complete list of the Nodes.
-fn gone<'a>(known: BTreeSet<String>, stored: impl Iterator<Item = &'a Node>) -> Vec<String> {
-    let live: BTreeSet<&str> = stored.filter_map(|n| n.metadata.name.as_deref()).collect();
+fn gone<'a, N: NodeView + 'a>(
+    known: BTreeSet<String>,
+    stored: impl Iterator<Item = &'a N>,
+) -> Vec<String> {
+    let live: BTreeSet<&str> = stored
+        .map(|n| n.name())
+        .filter(|name| !name.is_empty())
+        .collect();
     known
         .into_iter()
         .filter(|name| !live.contains(name.as_str()))
@@ -94,6 +101,7 @@ fn gone<'a>(known: BTreeSet<String>, stored: impl Iterator<Item = &'a Node>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::Node;
 
     fn node(name: &str) -> Node {
         let mut node = Node::default();

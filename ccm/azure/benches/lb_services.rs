@@ -207,7 +207,7 @@ async fn big(pool_type: &str, count: usize) {
     let started = Instant::now();
     for svc in &services {
         bed.lb()
-            .update_load_balancer(CLUSTER, svc, &all.iter().collect::<Vec<_>>())
+            .update_load_balancer(CLUSTER, svc, &crate::cluster::refs(&all))
             .await
             .unwrap_or_else(|e| panic!("update: {e}"));
     }
@@ -234,7 +234,7 @@ async fn big(pool_type: &str, count: usize) {
     let started = Instant::now();
     for svc in &services {
         bed.lb()
-            .update_load_balancer(CLUSTER, svc, &grown.iter().collect::<Vec<_>>())
+            .update_load_balancer(CLUSTER, svc, &crate::cluster::refs(&grown))
             .await
             .unwrap_or_else(|e| panic!("update: {e}"));
     }

@@ -28,6 +28,7 @@
 pub mod error;
 pub mod instances;
 pub mod load_balancer;
+pub mod node_view;
 pub mod not_offered;
 pub mod provider;
 pub mod routes;
@@ -36,6 +37,7 @@ pub mod zones;
 pub use error::{CloudError, Retry};
 pub use instances::{InstanceMetadata, InstancesV2};
 pub use load_balancer::LoadBalancer;
+pub use node_view::NodeView;
 pub use not_offered::NotOffered;
 pub use provider::Provider;
 pub use routes::{Route, Routes};

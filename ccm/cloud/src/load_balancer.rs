@@ -2,9 +2,9 @@
 
 use std::future::Future;
 
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 
-use crate::CloudError;
+use crate::{CloudError, NodeView};
 
 /// Load balancer lifecycle for `type: LoadBalancer` Services (`cloudprovider.LoadBalancer`).
 pub trait LoadBalancer: Send + Sync {
@@ -22,21 +22,23 @@ pub trait LoadBalancer: Send + Sync {
     fn get_load_balancer_name(&self, cluster_name: &str, service: &Service) -> String;
 
     /// Creates or updates the Service's load balancer for these nodes and returns its status.
-    /// The nodes are borrowed from the caller's cache: at 5000 nodes a copy per call would be
-    /// tens of MiB per Service reconcile.
+    /// The nodes are borrowed from the caller's cache as [`NodeView`]s, not `Node`s: the cache
+    /// keeps a compact Node, and materialising a whole `Node` per node per call would be tens of
+    /// MiB per Service reconcile at 5000 nodes.
     fn ensure_load_balancer(
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> impl Future<Output = Result<LoadBalancerStatus, CloudError<Self::Error>>> + Send;
 
-    /// Updates only the backend hosts of an existing load balancer (node set changed).
+    /// Updates only the backend hosts of an existing load balancer (node set changed); the nodes
+    /// are borrowed views, as for [`LoadBalancer::ensure_load_balancer`].
     fn update_load_balancer(
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> impl Future<Output = Result<(), CloudError<Self::Error>>> + Send;
 
     /// Deletes what the Service owns; succeeds when nothing is left (idempotent).

@@ -4,9 +4,9 @@
 
 use std::marker::PhantomData;
 
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 
-use crate::{CloudError, LoadBalancer, Route, Routes, Zone, Zones};
+use crate::{CloudError, LoadBalancer, NodeView, Route, Routes, Zone, Zones};
 
 /// An interface the provider with error type `E` does not offer.
 #[derive(Debug)]
@@ -66,7 +66,7 @@ where
         &self,
         _: &str,
         _: &Service,
-        _: &[&Node],
+        _: &[&dyn NodeView],
     ) -> Result<LoadBalancerStatus, CloudError<E>> {
         no("LoadBalancer::ensure_load_balancer")
     }
@@ -75,7 +75,7 @@ where
         &self,
         _: &str,
         _: &Service,
-        _: &[&Node],
+        _: &[&dyn NodeView],
     ) -> Result<(), CloudError<E>> {
         no("LoadBalancer::update_load_balancer")
     }

@@ -85,7 +85,7 @@ mod whole_provider {
     //! A provider offering every interface, used through the `Provider` root the way the
     //! controllers will: generic code reaching each interface through its associated type.
 
-    use ccm_cloud::{CloudError, LoadBalancer, Provider, Route, Routes, Zone, Zones};
+    use ccm_cloud::{CloudError, LoadBalancer, NodeView, Provider, Route, Routes, Zone, Zones};
     use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Node, Service};
 
     use super::{MemoryError, MemoryInstances};
@@ -140,7 +140,7 @@ mod whole_provider {
             &self,
             _cluster_name: &str,
             _service: &Service,
-            nodes: &[&Node],
+            nodes: &[&dyn NodeView],
         ) -> Result<LoadBalancerStatus, CloudError<MemoryError>> {
             Ok(LoadBalancerStatus {
                 ingress: Some(vec![LoadBalancerIngress {
@@ -154,7 +154,7 @@ mod whole_provider {
             &self,
             _cluster_name: &str,
             _service: &Service,
-            _nodes: &[&Node],
+            _nodes: &[&dyn NodeView],
         ) -> Result<(), CloudError<MemoryError>> {
             Ok(())
         }
@@ -236,7 +236,7 @@ mod whole_provider {
     }
 
     /// What a service controller would do, written only against the seam.
-    async fn ingress_ip<P: Provider>(provider: &P, nodes: &[&Node]) -> Option<String> {
+    async fn ingress_ip<P: Provider>(provider: &P, nodes: &[&dyn NodeView]) -> Option<String> {
         let lb = provider.load_balancer()?;
         let status = lb
             .ensure_load_balancer("kubernetes", &Service::default(), nodes)

@@ -66,7 +66,7 @@ pub mod vmss_flex;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccm_cloud::{CloudError, InstanceMetadata, InstancesV2};
+use ccm_cloud::{CloudError, InstanceMetadata, InstancesV2, NodeView};
 use k8s_openapi::api::core::v1::Node;
 
 use crate::arm::resource_id::{NodeIdKind, ProviderId};
@@ -110,7 +110,7 @@ impl AzureInstances {
     }
 
     /// What the provider reads from `node`.
-    pub fn node_ref(&self, node: &Node) -> NodeRef {
+    pub fn node_ref(&self, node: &dyn NodeView) -> NodeRef {
         NodeRef::from_node(node, &self.resource_group)
     }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 /// Label naming a node's resource group when it is not the config's (cross-resource-group nodes).
 pub const RESOURCE_GROUP_LABEL: &str = "kubernetes.azure.com/resource-group";
@@ -26,29 +26,28 @@ pub struct NodeRef {
 }
 
 impl NodeRef {
-    /// Reads `node`, defaulting the resource group to `default_resource_group`.
-    pub fn from_node(node: &Node, default_resource_group: &str) -> NodeRef {
-        let labels = node.metadata.labels.as_ref();
-        let label = |key: &str| labels.and_then(|l| l.get(key)).map(String::as_str);
-        let age = node.metadata.creation_timestamp.as_ref().map(|created| {
+    /// Reads `node` (a whole `Node` or a cached view), defaulting the resource group to
+    /// `default_resource_group`.
+    pub fn from_node(node: &dyn NodeView, default_resource_group: &str) -> NodeRef {
+        let label = |key: &str| node.label(key);
+        let age = node.creation_timestamp().map(|created| {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs());
-            let created = u64::try_from(created.0.as_second()).unwrap_or(0);
+            let created = u64::try_from(created.as_second()).unwrap_or(0);
             Duration::from_secs(now.saturating_sub(created))
         });
         NodeRef {
-            name: node.metadata.name.clone().unwrap_or_default(),
+            name: node.name().to_owned(),
             resource_group: label(RESOURCE_GROUP_LABEL)
                 .filter(|rg| !rg.is_empty())
                 .unwrap_or(default_resource_group)
                 .to_string(),
             managed: !label(MANAGED_LABEL).is_some_and(|v| v.eq_ignore_ascii_case("false")),
             provider_id: node
-                .spec
-                .as_ref()
-                .and_then(|s| s.provider_id.clone())
-                .filter(|p| !p.is_empty()),
+                .provider_id()
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned),
             age,
         }
     }
@@ -62,7 +61,7 @@ impl NodeRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::NodeSpec;
+    use k8s_openapi::api::core::v1::{Node, NodeSpec};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn node(labels: &[(&str, &str)], provider_id: Option<&str>) -> Node {

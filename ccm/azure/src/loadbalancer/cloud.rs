@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use ccm_cloud::{CloudError, LoadBalancer, Retry};
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use ccm_cloud::{CloudError, LoadBalancer, NodeView, Retry};
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 
 use super::error::LbError;
 use super::names;
@@ -73,7 +73,7 @@ impl LoadBalancer for AzureLoadBalancer {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<LoadBalancerStatus, CloudError<AzureError>> {
         self.reconciler
             .ensure(cluster_name, service, nodes)
@@ -85,7 +85,7 @@ impl LoadBalancer for AzureLoadBalancer {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<(), CloudError<AzureError>> {
         self.reconciler
             .update_hosts(cluster_name, service, nodes)

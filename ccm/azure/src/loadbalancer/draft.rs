@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 use super::error::LbError;
 use super::names;
@@ -59,7 +59,7 @@ pub fn draft(
     target: &LbTarget,
     pip_ctx: &PipContext,
     svc: &LbService,
-    eligible: &[&Node],
+    eligible: &[&dyn NodeView],
     snap: &Snapshot,
 ) -> Result<Draft, LbError> {
     let pip_rg = pip_ctx.resource_group_for(svc).to_string();

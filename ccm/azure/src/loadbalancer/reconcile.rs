@@ -13,7 +13,8 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{LoadBalancerStatus, Node, Service};
+use ccm_cloud::NodeView;
+use k8s_openapi::api::core::v1::{LoadBalancerStatus, Service};
 
 use super::draft::{Draft, Snapshot, addresses, draft};
 use super::error::LbError;
@@ -67,10 +68,10 @@ impl std::fmt::Debug for LbReconciler {
 }
 
 /// The first InternalIP of `family` of each node (nodeIP pools and floating-IP-off NSG rules).
-fn node_ips(nodes: &[&Node], family: IpFamily) -> Vec<IpAddr> {
+fn node_ips(nodes: &[&dyn NodeView], family: IpFamily) -> Vec<IpAddr> {
     nodes
         .iter()
-        .filter_map(|n| internal_ip(n, family))
+        .filter_map(|n| internal_ip(*n, family))
         .collect()
 }
 
@@ -214,7 +215,7 @@ impl LbReconciler {
     }
 
     /// Remembers the eligible nodes' IPs (both families).
-    fn remember_nodes(&self, eligible: &[&Node]) {
+    fn remember_nodes(&self, eligible: &[&dyn NodeView]) {
         let ips: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
             .iter()
             .flat_map(|f| node_ips(eligible, *f))
@@ -231,7 +232,7 @@ impl LbReconciler {
         svc: &LbService,
         snap: &Snapshot,
         draft: &Draft,
-        eligible: &[&Node],
+        eligible: &[&dyn NodeView],
     ) -> Vec<IpAddr> {
         let mut stale = self.stale_node_ips(svc, eligible);
         for lb in snap.wanted.iter().chain(snap.flipped.iter()) {
@@ -252,7 +253,7 @@ impl LbReconciler {
     /// Node IPs the Service's rules must no longer name: with floating IP off, the nodes that
     /// left the eligible set; with floating IP on, every node IP (the Service may have had
     /// floating IP off before) when the other Services are known.
-    fn stale_node_ips(&self, svc: &LbService, eligible: &[&Node]) -> Vec<IpAddr> {
+    fn stale_node_ips(&self, svc: &LbService, eligible: &[&dyn NodeView]) -> Vec<IpAddr> {
         let current: Vec<IpAddr> = [IpFamily::V4, IpFamily::V6]
             .iter()
             .flat_map(|f| node_ips(eligible, *f))
@@ -375,7 +376,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<LoadBalancerStatus, LbError> {
         let svc = self.parse(service)?;
         let _serial = self.serial.lock().await;
@@ -392,7 +393,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         svc: &LbService,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<LoadBalancerStatus, LbError> {
         let zones = self.region_zones().await?;
         let pip_ctx = self.pip_context(cluster_name, zones.clone());
@@ -572,7 +573,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<(), LbError> {
         let svc = self.parse(service)?;
         let _serial = self.serial.lock().await;
@@ -588,7 +589,7 @@ impl LbReconciler {
         &self,
         cluster_name: &str,
         svc: &LbService,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<(), LbError> {
         let lbs = self.io.list_load_balancers(&self.settings).await?;
         let name = self.settings.lb_name(cluster_name, svc.internal);
@@ -719,7 +720,7 @@ impl LbReconciler {
 pub(super) fn destinations(
     svc: &LbService,
     lb_status: &LoadBalancerStatus,
-    eligible: &[&Node],
+    eligible: &[&dyn NodeView],
     mut stale: Vec<IpAddr>,
 ) -> nsg::Destinations {
     let frontend_ips = ingress_ips(lb_status, svc);

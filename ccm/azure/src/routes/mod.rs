@@ -58,9 +58,8 @@ pub mod table;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use ccm_cloud::{CloudError, Route, Routes};
+use ccm_cloud::{CloudError, NodeView, Route, Routes};
 use ipnet::IpNet;
-use k8s_openapi::api::core::v1::Node;
 
 use crate::arm::ArmClient;
 use crate::arm::api_versions::CloudFlavor;
@@ -133,7 +132,7 @@ impl AzureRoutes {
 
     /// Records a node the informer added or updated: how to resolve it, whether it is
     /// unmanaged, and that its legacy `<node>` route may be cleaned up.
-    pub fn node_updated(&self, node: &Node) {
+    pub fn node_updated(&self, node: &dyn NodeView) {
         self.inner.nodes.upsert(self.inner.instances.node_ref(node));
     }
 

@@ -9,6 +9,7 @@ use ccm_azure::config::{Config, Inputs, Origin, SourceText, load};
 use ccm_azure::credential::{CredentialOptions, Credentials};
 use ccm_azure::metrics::ArmMetrics;
 use ccm_azure::provider::{AzureProvider, ProviderOptions};
+use ccm_cloud::NodeView;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use reqwest::Method;
@@ -204,6 +205,6 @@ pub(crate) fn node(name: &str, labels: &[(&str, &str)]) -> Node {
 }
 
 /// Borrowed views of `nodes`, as the load balancer methods take them.
-pub fn refs(nodes: &[Node]) -> Vec<&Node> {
-    nodes.iter().collect()
+pub fn refs(nodes: &[Node]) -> Vec<&dyn NodeView> {
+    nodes.iter().map(|n| n as &dyn NodeView).collect()
 }

@@ -10,7 +10,7 @@ use ccm_azure::provider::AzureProvider;
 use k8s_openapi::api::core::v1::Node;
 use serde_json::{Value, json};
 
-use crate::cluster::{Cluster, node};
+use crate::cluster::{Cluster, node, refs};
 
 fn api(t: ResourceType) -> &'static str {
     t.api_version(CloudFlavor::Public)
@@ -125,10 +125,6 @@ fn nodes(names: &[String], control_plane: &[&str]) -> Vec<Node> {
             }
         })
         .collect()
-}
-
-fn refs(list: &[Node]) -> Vec<&Node> {
-    list.iter().collect()
 }
 
 /// Every `loadBalancerBackendAddressPools` id anywhere in `doc`.

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccm_cloud::{InstanceMetadata, InstancesV2, Provider};
+use ccm_cloud::{InstanceMetadata, InstancesV2, NodeView, Provider};
 use ccm_names::controllers::CLOUD_NODE;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
@@ -151,7 +151,7 @@ impl<P: Provider> CloudNodeController<P> {
         };
         let queue = Arc::new(SyncQueue::default());
         let feeder = self.feed.applied().for_each(|node| {
-            queue.push(&node.name_any());
+            queue.push(node.name());
             async {}
         });
         let this = Arc::new(self);
@@ -173,7 +173,8 @@ impl<P: Provider> CloudNodeController<P> {
         loop {
             let name = queue.next().await;
             let after = match store.get(&ObjectRef::new(&name)) {
-                Some(node) => match self.sync(&node).await {
+                // One whole Node per sync (at most --concurrent-node-syncs at once), dropped after.
+                Some(node) => match self.sync(&node.to_node()).await {
                     Ok(after) => after,
                     Err(error) => {
                         tracing::warn!(node = %name, %error, "cloud-node sync failed");
@@ -204,11 +205,15 @@ impl<P: Provider> CloudNodeController<P> {
         loop {
             timer.tick().await;
             let mut nodes = store.state();
-            nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            nodes.sort_by(|a, b| a.name().cmp(b.name()));
             futures::stream::iter(nodes)
                 .for_each_concurrent(self.concurrency(), |node| {
                     let this = Arc::clone(&self);
-                    async move { this.refresh(&node).await }
+                    async move {
+                        if node.deletion_timestamp().is_none() {
+                            this.refresh(&node.to_node()).await
+                        }
+                    }
                 })
                 .await;
         }

@@ -2,8 +2,9 @@
 //! `<node>.<hex nanoseconds>`, with `source.component` set to the controller's name, so
 //! `kubectl describe node` and event-based checks read the same strings as with upstream.
 
-use k8s_openapi::api::core::v1::{Node, ObjectReference};
-use kube::{Client, ResourceExt};
+use ccm_cloud::NodeView;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::Client;
 
 pub use crate::event_post::EventType;
 
@@ -24,12 +25,12 @@ impl NodeEventRecorder {
     }
 
     /// Posts one Event; a failure is logged, never fatal (events are best effort upstream too).
-    pub async fn record(&self, node: &Node, type_: EventType, reason: &str, message: &str) {
+    pub async fn record(&self, node: &dyn NodeView, type_: EventType, reason: &str, message: &str) {
         let involved = ObjectReference {
             api_version: Some("v1".to_owned()),
             kind: Some("Node".to_owned()),
-            name: Some(node.name_any()),
-            uid: node.metadata.uid.clone(),
+            name: Some(node.name().to_owned()),
+            uid: node.uid().map(str::to_owned),
             ..ObjectReference::default()
         };
         crate::event_post::post(

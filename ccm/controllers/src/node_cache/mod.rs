@@ -5,7 +5,10 @@
 //!
 //! A kubelet's Node is mostly what no cloud controller reads: the server's managedFields, the
 //! image list, node info, capacity. [`SlimNode`] skips those while the JSON is decoded, so even a
-//! watch or list page never holds them decoded; [`slim()`] says what is kept. Writes never start
+//! watch or list page never holds them decoded; [`slim()`] says what is kept. What is kept is
+//! stored compactly (labels and annotations as interned strings shared across Nodes, no `Node`
+//! struct): the service controller hands the provider `&dyn NodeView`s borrowed from the store,
+//! and the code that needs a whole `Node` materialises one per use ([`SlimNode::to_node`]). Writes never start
 //! from a cached Node: they read it fresh or send a patch (the node lifecycle's DELETE carries the
 //! cached uid and resourceVersion as preconditions, so a Node changed since is kept).
 //!
@@ -32,9 +35,12 @@
 //! `Arc`s to the stored Nodes and replays the store to a late one.
 
 mod feed;
+mod interner;
 mod slim;
+mod slim_decode;
 mod slim_node;
 
 pub use feed::{NodeEvent, NodeFeed, NodeFeedError, WATCH_PAGE_SIZE};
+pub use interner::{Pair, interned_count};
 pub use slim::slim;
 pub use slim_node::SlimNode;

@@ -1,5 +1,6 @@
 //! [`SlimNode`] decodes what [`slim()`] keeps of a whole decode, from kubelet-sized JSON.
 
+use ccm_cloud::NodeView;
 use k8s_openapi::api::core::v1::Node;
 use kube::Resource;
 use kube::core::ObjectList;
@@ -127,9 +128,15 @@ fn whole_then_slim(text: &str) -> Node {
 fn a_kubelet_node_decodes_equal_to_slim_of_the_whole_decode() {
     let text = kubelet_node(false).to_string();
     let decoded: SlimNode = serde_json::from_str(&text).expect("a slim Node");
-    assert_eq!(decoded.node(), &whole_then_slim(&text));
+    assert_eq!(decoded.to_node(), whole_then_slim(&text));
+    let whole: Node = serde_json::from_str(&text).expect("a whole Node");
+    assert_eq!(
+        decoded,
+        SlimNode::from(whole),
+        "decoded as a whole Node is converted"
+    );
     // Kept: what the controllers and the provider read.
-    let node = decoded.node();
+    let node = &decoded.to_node();
     assert_eq!(
         node.metadata.uid.as_deref(),
         Some("5a3e7c1e-2f0b-4d1e-9c1b-0a2b3c4d5e6f")
@@ -154,7 +161,7 @@ fn a_kubelet_node_decodes_equal_to_slim_of_the_whole_decode() {
 fn a_node_with_unknown_fields_decodes() {
     let text = kubelet_node(true).to_string();
     let decoded: SlimNode = serde_json::from_str(&text).expect("unknown fields are skipped");
-    assert_eq!(decoded.node(), &whole_then_slim(&text));
+    assert_eq!(decoded.to_node(), whole_then_slim(&text));
 }
 
 #[test]
@@ -175,6 +182,7 @@ fn a_list_page_decodes_and_a_bare_node_too() {
     assert_eq!(list.items[1].metadata.name.as_deref(), Some("bare"));
     assert_eq!(list.items[1].spec, None);
     assert_eq!(list.items[1].status, None);
+    assert_eq!(list.items[1].to_node().metadata.labels, None);
 }
 
 #[test]
@@ -185,4 +193,73 @@ fn it_is_served_at_nodes_url() {
     let whole: Node = serde_json::from_value(kubelet_node(false)).expect("whole");
     let slim = SlimNode::from(whole);
     assert_eq!(slim.meta().name, slim.metadata.name);
+}
+
+#[test]
+fn the_view_reads_the_cached_node_like_the_whole_one() {
+    let text = kubelet_node(false).to_string();
+    let cached: SlimNode = serde_json::from_str(&text).expect("a slim Node");
+    let whole = whole_then_slim(&text);
+    let views: [&dyn NodeView; 2] = [&cached, &whole];
+    for view in views {
+        assert_eq!(view.name(), "aks-nodepool1-12345678-vmss000000");
+        assert_eq!(view.uid(), Some("5a3e7c1e-2f0b-4d1e-9c1b-0a2b3c4d5e6f"));
+        assert_eq!(view.label("kubernetes.io/os"), Some("linux"));
+        assert_eq!(view.label("kubernetes.io/arch"), None);
+        assert!(
+            view.provider_id()
+                .is_some_and(|p| p.ends_with("virtualMachines/0"))
+        );
+        assert_eq!(
+            view.addresses().collect::<Vec<_>>(),
+            [
+                ("InternalIP", "10.224.0.4"),
+                ("Hostname", "aks-nodepool1-12345678-vmss000000")
+            ]
+        );
+        assert!(view.has_taint("node.cloudprovider.kubernetes.io/uninitialized"));
+        assert!(!view.unschedulable());
+        assert_eq!(view.condition_status("Ready"), Some("True"));
+        assert_eq!(view.condition_status("MemoryPressure"), None);
+        assert!(view.creation_timestamp().is_some() && view.deletion_timestamp().is_some());
+    }
+    assert_eq!(cached.annotation("node.alpha.kubernetes.io/ttl"), Some("0"));
+    assert_eq!(
+        cached.pod_cidrs().collect::<Vec<_>>(),
+        ["10.244.0.0/24", "fd00::/64"]
+    );
+    assert_eq!(cached.pod_cidr(), Some("10.244.0.0/24"));
+    assert_eq!(cached.taints().len(), 1);
+}
+
+#[test]
+fn two_nodes_of_a_pool_share_their_label_texts() {
+    let a: SlimNode = serde_json::from_value(kubelet_node(false)).expect("a");
+    let mut other = kubelet_node(false);
+    other["metadata"]["name"] = json!("aks-nodepool1-12345678-vmss000001");
+    let b: SlimNode = serde_json::from_value(other).expect("b");
+    let (la, lb) = (a.labels(), b.labels());
+    assert_eq!(la.len(), lb.len());
+    // Only the name changed (the hostname label too is a's): every label is the same pair.
+    for (a, b) in la.iter().zip(lb) {
+        assert!(std::sync::Arc::ptr_eq(a, b), "label {a:?} shared");
+    }
+}
+
+#[test]
+fn a_whole_node_round_trips_to_what_slim_keeps() {
+    let whole: Node = serde_json::from_value(kubelet_node(true)).expect("whole");
+    let mut kept = whole.clone();
+    slim(&mut kept);
+    let cached = SlimNode::from(whole);
+    assert_eq!(cached.to_node(), kept);
+    // Serialised as the Node it stands for, and read back equal.
+    let text = serde_json::to_string(&cached).expect("serialises");
+    let back: SlimNode = serde_json::from_str(&text).expect("decodes");
+    assert_eq!(back, cached);
+    // Absent and empty maps stay apart.
+    let mut bare = Node::default();
+    bare.metadata.labels = Some(Default::default());
+    assert_eq!(SlimNode::from(bare.clone()).to_node(), bare);
+    assert_eq!(SlimNode::from(Node::default()).to_node(), Node::default());
 }

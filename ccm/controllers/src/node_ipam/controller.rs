@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use ccm_cloud::NodeView;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, Patch, PatchParams};
@@ -86,7 +87,7 @@ impl NodeIpamController {
         // In name order, as the API server lists them: the store's own order is a hash order,
         // and which of two overlapping nodes is reported must not change from run to run.
         let mut nodes = store.state();
-        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        nodes.sort_by(|a, b| a.name().cmp(b.name()));
         for node in nodes {
             self.occupy(&node).await;
         }
@@ -123,7 +124,7 @@ impl NodeIpamController {
     }
 
     /// Records a node's podCIDRs as used; each new problem becomes one Warning Event.
-    async fn occupy(&self, node: &Node) {
+    async fn occupy(&self, node: &SlimNode) {
         let problems = self.allocator().occupy(&node.name_any(), &pod_cidrs(node));
         for problem in problems {
             let message = format!("{problem}; left unchanged");
@@ -132,20 +133,20 @@ impl NodeIpamController {
         }
     }
 
-    async fn report(&self, node: &Node, type_: EventType, reason: &str, message: &str) {
+    async fn report(&self, node: &dyn NodeView, type_: EventType, reason: &str, message: &str) {
         let first = self
             .reported
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert((node.name_any(), message.to_owned()));
+            .insert((node.name().to_owned(), message.to_owned()));
         if first {
-            tracing::warn!(node = %node.name_any(), reason, message);
+            tracing::warn!(node = %node.name(), reason, message);
             self.events.record(node, type_, reason, message).await;
         }
     }
 
-    async fn sync(&self, node: &Node, store: &Store<SlimNode>) -> Result<Action, IpamError> {
-        if node.metadata.deletion_timestamp.is_some() {
+    async fn sync(&self, node: &SlimNode, store: &Store<SlimNode>) -> Result<Action, IpamError> {
+        if node.deletion_timestamp().is_some() {
             return Ok(Action::await_change());
         }
         if !pod_cidrs(node).is_empty() {
@@ -218,9 +219,9 @@ impl NodeIpamController {
     /// does (so the generated RBAC's `nodes: patch` suffices, no `update`); the patch carries the
     /// resourceVersion read, so a concurrent write turns into a 409 that reruns the cycle. Returns
     /// the fresh node instead when it already carries a value, which is never overwritten.
-    async fn write(&self, name: &str, values: &[String]) -> Result<Option<Node>, kube::Error> {
+    async fn write(&self, name: &str, values: &[String]) -> Result<Option<SlimNode>, kube::Error> {
         retry_on_conflict(|| async {
-            let fresh = self.nodes.get(name).await?;
+            let fresh = SlimNode::from(self.nodes.get(name).await?);
             if !pod_cidrs(&fresh).is_empty() {
                 return Ok(Some(fresh));
             }
@@ -238,13 +239,13 @@ impl NodeIpamController {
 }
 
 /// A node's podCIDRs: `spec.podCIDRs`, or the single `spec.podCIDR` of older writers.
-fn pod_cidrs(node: &Node) -> Vec<String> {
-    let Some(spec) = &node.spec else {
-        return Vec::new();
-    };
-    match (&spec.pod_cidrs, &spec.pod_cidr) {
-        (Some(list), _) if !list.is_empty() => list.clone(),
-        (_, Some(single)) if !single.is_empty() => vec![single.clone()],
-        _ => Vec::new(),
+fn pod_cidrs(node: &SlimNode) -> Vec<String> {
+    let list: Vec<String> = node.pod_cidrs().map(str::to_owned).collect();
+    if !list.is_empty() {
+        return list;
     }
+    node.pod_cidr()
+        .filter(|single| !single.is_empty())
+        .map(|single| vec![single.to_owned()])
+        .unwrap_or_default()
 }

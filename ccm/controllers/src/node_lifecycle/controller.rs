@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccm_cloud::{InstancesV2, Provider};
+use ccm_cloud::{InstancesV2, NodeView, Provider};
 use ccm_names::controllers::CLOUD_NODE_LIFECYCLE;
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
@@ -14,7 +14,7 @@ use kube::{Client, ResourceExt};
 use super::decision::{Answer, CloudState, Decision, NodeState, decide, needs_cloud, taint_for};
 use crate::node::conflict::retry_on_conflict;
 use crate::node::event::{EventType, NodeEventRecorder};
-use crate::node_cache::{NodeFeed, NodeFeedError};
+use crate::node_cache::{NodeFeed, NodeFeedError, SlimNode};
 
 /// Why the controller cannot start or a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +80,7 @@ impl<P: Provider> NodeLifecycleController<P> {
     /// One pass over every cached Node (waits for the cache's first list), in name order.
     pub async fn pass(&self) -> Result<(), NodeLifecycleError> {
         let mut nodes = self.feed.ready().await?.state();
-        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        nodes.sort_by(|a, b| a.name().cmp(b.name()));
         for node in nodes {
             let decision = self.decide(&node).await;
             self.apply(&node, &decision).await;
@@ -88,13 +88,16 @@ impl<P: Provider> NodeLifecycleController<P> {
         Ok(())
     }
 
-    async fn decide(&self, node: &Node) -> Decision {
-        let state = NodeState::of(node);
+    /// Decides from the cached Node; a whole Node is materialised only for the cloud's
+    /// questions (a NotReady or shutdown-tainted Node), never for a Ready one.
+    async fn decide(&self, cached: &SlimNode) -> Decision {
+        let state = NodeState::of(cached);
         let mut cloud = CloudState {
             exists: Answer::NotAsked,
             shutdown: Answer::NotAsked,
         };
         if let (true, Some(instances)) = (needs_cloud(&state), self.provider.instances_v2()) {
+            let node = &cached.to_node();
             let exists = instances.instance_exists(node).await;
             if let Err(error) = &exists {
                 tracing::warn!(node = %node.name_any(), %error, "instance existence unknown, node kept");
@@ -111,7 +114,7 @@ impl<P: Provider> NodeLifecycleController<P> {
         decide(&state, &cloud)
     }
 
-    async fn apply(&self, node: &Node, decision: &Decision) {
+    async fn apply(&self, node: &SlimNode, decision: &Decision) {
         let name = node.name_any();
         if decision.delete {
             let message =
@@ -122,8 +125,8 @@ impl<P: Provider> NodeLifecycleController<P> {
             // Preconditions: a Node that changed since it was cached (e.g. became Ready) is kept.
             let params = DeleteParams {
                 preconditions: Some(Preconditions {
-                    resource_version: node.metadata.resource_version.clone(),
-                    uid: node.metadata.uid.clone(),
+                    resource_version: node.resource_version(),
+                    uid: NodeView::uid(node).map(str::to_owned),
                 }),
                 ..DeleteParams::default()
             };

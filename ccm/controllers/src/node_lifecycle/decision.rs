@@ -1,8 +1,9 @@
 //! The pure decision of the cloud-node-lifecycle controller: from a Node's readiness and taints and
 //! the cloud's answers, whether to delete it and which taints to add or remove.
 
+use ccm_cloud::NodeView;
 use ccm_names::taints::{Effect, OUT_OF_SERVICE, SHUTDOWN};
-use k8s_openapi::api::core::v1::{Node, Taint};
+use k8s_openapi::api::core::v1::Taint;
 use serde::Serialize;
 
 /// The Node facts the decision reads.
@@ -17,15 +18,10 @@ pub struct NodeState {
 }
 
 impl NodeState {
-    /// Reads readiness and taints from a Node.
-    pub fn of(node: &Node) -> Self {
-        let ready = node
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
-            .is_some_and(|c| c.status == "True");
-        let has = |key| crate::node::update::has_taint(node, key);
+    /// Reads readiness and taints from a Node (a cached one without materialising it).
+    pub fn of(node: &dyn NodeView) -> Self {
+        let ready = node.condition_status("Ready") == Some("True");
+        let has = |key| node.has_taint(key);
         Self {
             ready,
             has_shutdown_taint: has(SHUTDOWN),

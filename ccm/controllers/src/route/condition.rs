@@ -1,25 +1,21 @@
 //! The Node condition `NetworkUnavailable` the route controller owns, with upstream's reasons and
 //! messages (`route_controller.go` `updateNetworkingCondition`).
 
+use ccm_cloud::NodeView;
 use ccm_names::events::{
     NETWORK_UNAVAILABLE, NO_ROUTE_CREATED, NO_ROUTE_CREATED_MESSAGE, ROUTE_CREATED,
     ROUTE_CREATED_MESSAGE,
 };
-use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
 /// The node's current `NetworkUnavailable` status (`"True"`/`"False"`), if it has the condition.
-pub fn current(node: &Node) -> Option<&str> {
-    node.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| c.iter().find(|c| c.type_ == NETWORK_UNAVAILABLE))
-        .map(|c| c.status.as_str())
+pub fn current(node: &dyn NodeView) -> Option<&str> {
+    node.condition_status(NETWORK_UNAVAILABLE)
 }
 
 /// Whether the node's condition already says `unavailable` (then nothing is written).
-pub fn already(node: &Node, unavailable: bool) -> bool {
+pub fn already(node: &dyn NodeView, unavailable: bool) -> bool {
     current(node) == Some(if unavailable { "True" } else { "False" })
 }
 
@@ -65,6 +61,7 @@ mod tests {
 
     #[test]
     fn reads_the_current_value() {
+        use k8s_openapi::api::core::v1::Node;
         let node: Node = serde_json::from_value(json!({"status": {"conditions": [
             {"type": "Ready", "status": "True"},
             {"type": "NetworkUnavailable", "status": "False"}]}}))

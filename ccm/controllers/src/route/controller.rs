@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use ccm_cloud::{CloudError, Provider, Routes};
+use ccm_cloud::{CloudError, NodeView, Provider, Routes};
 use ccm_names::controllers::{CLOUD_CONTROLLERS, NODE_ROUTE};
 use ccm_names::events::FAILED_TO_CREATE_ROUTE;
 use futures::StreamExt;
@@ -114,9 +114,9 @@ impl<P: Provider> RouteController<P> {
             .await
             .map_err(RouteControllerError::ListNodes)?
             .state();
-        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        nodes.sort_by(|a, b| a.name().cmp(b.name()));
         self.metrics.route_sync.inc();
-        let route_nodes: Vec<RouteNode> = nodes.iter().map(|n| RouteNode::of(n)).collect();
+        let route_nodes: Vec<RouteNode> = nodes.iter().map(|n| RouteNode::of_cached(n)).collect();
         let work = plan(&self.config.cluster_cidrs, &route_nodes, &existing);
 
         futures::stream::iter(&work.delete)
@@ -139,7 +139,7 @@ impl<P: Provider> RouteController<P> {
             .unwrap_or_else(PoisonError::into_inner)
             .create
             .clone();
-        let by_name = |name: &str| nodes.iter().find(|n| n.name_any() == name);
+        let by_name = |name: &str| nodes.iter().find(|n| n.name() == name);
         futures::stream::iter(&creations)
             .for_each_concurrent(MAX_CONCURRENT_ROUTE_OPERATIONS, |creation| {
                 let work = &work;
@@ -168,7 +168,7 @@ impl<P: Provider> RouteController<P> {
                             tracing::warn!(%message);
                             if let Some(node) = by_name(&route.target_node) {
                                 self.events
-                                    .record(node, EventType::Warning, FAILED_TO_CREATE_ROUTE, &message)
+                                    .record(&**node, EventType::Warning, FAILED_TO_CREATE_ROUTE, &message)
                                     .await;
                             }
                         }
@@ -186,7 +186,7 @@ impl<P: Provider> RouteController<P> {
                     let Some(unavailable) = work.network_unavailable(&node.name_any()) else {
                         return;
                     };
-                    if condition::already(node, unavailable) {
+                    if condition::already(&**node, unavailable) {
                         return;
                     }
                     let patch = condition::patch(unavailable, now);

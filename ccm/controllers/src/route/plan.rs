@@ -3,10 +3,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use ccm_cloud::NodeView;
 use ccm_cloud::Route;
 use ipnet::IpNet;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
-use kube::ResourceExt;
+
+use crate::node_cache::SlimNode;
 
 /// What a Node needs for its routes.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,28 +26,36 @@ pub struct RouteNode {
 impl RouteNode {
     /// Reads what the route controller needs from a Node.
     pub fn of(node: &Node) -> Self {
-        let spec = node.spec.clone().unwrap_or_default();
-        let pod_cidrs = spec
-            .pod_cidrs
-            .unwrap_or_default()
-            .iter()
+        let cidrs = node.spec.as_ref().and_then(|s| s.pod_cidrs.as_deref());
+        Self::read(node, cidrs.unwrap_or_default().iter().map(String::as_str))
+    }
+
+    /// Reads what the route controller needs from a cached Node, without materialising it.
+    pub fn of_cached(node: &SlimNode) -> Self {
+        Self::read(node, node.pod_cidrs())
+    }
+
+    fn read<'a>(node: &dyn NodeView, pod_cidrs: impl Iterator<Item = &'a str>) -> Self {
+        let pod_cidrs = pod_cidrs
             .filter_map(|c| match c.parse() {
                 Ok(net) => Some(net),
                 Err(error) => {
-                    tracing::warn!(node = %node.name_any(), cidr = %c, %error, "unparsable podCIDR skipped");
+                    tracing::warn!(node = %node.name(), cidr = %c, %error, "unparsable podCIDR skipped");
                     None
                 }
             })
             .collect();
         Self {
-            name: node.name_any(),
-            uid: node.metadata.uid.clone().unwrap_or_default(),
+            name: node.name().to_owned(),
+            uid: node.uid().unwrap_or_default().to_owned(),
             pod_cidrs,
             addresses: node
-                .status
-                .as_ref()
-                .and_then(|s| s.addresses.clone())
-                .unwrap_or_default(),
+                .addresses()
+                .map(|(type_, address)| NodeAddress {
+                    type_: type_.to_owned(),
+                    address: address.to_owned(),
+                })
+                .collect(),
         }
     }
 }

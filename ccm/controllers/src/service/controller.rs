@@ -216,7 +216,7 @@ impl<P: Provider> Context<P> {
             .map_err(SyncError::AddFinalizer)?;
         let _ = self.node_feed.ready().await;
         let cached = self.nodes.state();
-        let nodes = stable_nodes(cached.iter().map(|n| n.node()));
+        let nodes = stable_nodes(cached.iter().map(|n| &**n));
         if nodes.is_empty() {
             self.record(
                 service,

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ccm_cloud::{LoadBalancer, Provider};
+use ccm_cloud::{LoadBalancer, NodeView, Provider};
 use ccm_names::events as reason;
 use futures::{FutureExt, Stream, StreamExt};
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::Service;
 use kube::runtime::reflector::Store;
 
 use super::controller::{Context, key_of};
@@ -63,7 +63,7 @@ impl<P: Provider> Context<P> {
             if services.wait_until_ready().await.is_err() {
                 continue;
             }
-            let names = stable_node_names(self.nodes.state().iter().map(|n| n.node()));
+            let names = stable_node_names(self.nodes.state().iter().map(|n| &**n));
             if !ticked && last_names.as_ref() == Some(&names) {
                 // Nodes changed but not the stable set: nothing for the provider (the periodic
                 // sync still compares every Service's hosts).
@@ -79,7 +79,7 @@ impl<P: Provider> Context<P> {
         let started = Instant::now();
         self.forget_deleted(services);
         let cached = self.nodes.state();
-        let nodes = stable_nodes(cached.iter().map(|n| n.node()));
+        let nodes = stable_nodes(cached.iter().map(|n| &**n));
         let names = self.state().hosts.share(node_names(&nodes));
         let stale: Vec<_> = services
             .state()
@@ -133,7 +133,7 @@ impl<P: Provider> Context<P> {
     async fn update_hosts(
         &self,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
         names: &BTreeSet<String>,
     ) -> Result<(), SyncError<P::Error>> {
         let cluster = self.config.cluster_name.as_str();

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
+use ccm_cloud::NodeView;
 use ccm_names::finalizers::LOAD_BALANCER_CLEANUP;
 use ccm_names::labels::EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS;
 use ccm_names::taints::TO_BE_DELETED_BY_CLUSTER_AUTOSCALER;
-use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Node, Service};
+use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Service};
 use serde_json::json;
 
 /// True for `type: LoadBalancer` without `spec.loadBalancerClass` (another controller owns
@@ -41,69 +42,67 @@ fn parses_as_false(value: &str) -> bool {
 
 /// Not labelled `node.kubernetes.io/exclude-from-external-load-balancers` (unless the value
 /// parses as false).
-pub fn node_included(node: &Node) -> bool {
-    match node
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS))
-    {
+pub fn node_included(node: &dyn NodeView) -> bool {
+    match node.label(EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS) {
         Some(value) => parses_as_false(value),
         None => true,
     }
 }
 
 /// Has a `spec.providerID` (the cloud cannot place a node without one).
-pub fn node_has_provider_id(node: &Node) -> bool {
-    node.spec
-        .as_ref()
-        .and_then(|s| s.provider_id.as_deref())
-        .is_some_and(|id| !id.is_empty())
+pub fn node_has_provider_id(node: &dyn NodeView) -> bool {
+    node.provider_id().is_some_and(|id| !id.is_empty())
 }
 
 /// Not tainted `ToBeDeletedByClusterAutoscaler`.
-pub fn node_untainted(node: &Node) -> bool {
-    !node
-        .spec
-        .as_ref()
-        .and_then(|s| s.taints.as_ref())
-        .is_some_and(|t| {
-            t.iter()
-                .any(|t| t.key == TO_BE_DELETED_BY_CLUSTER_AUTOSCALER)
-        })
+pub fn node_untainted(node: &dyn NodeView) -> bool {
+    !node.has_taint(TO_BE_DELETED_BY_CLUSTER_AUTOSCALER)
 }
 
 /// The stable node-set predicates (`stableNodeSetPredicates`): not being deleted, included,
 /// has a providerID, not tainted for autoscaler deletion. Readiness is deliberately not one.
-pub fn in_stable_set(node: &Node) -> bool {
-    node.metadata.deletion_timestamp.is_none()
+pub fn in_stable_set(node: &dyn NodeView) -> bool {
+    node.deletion_timestamp().is_none()
         && node_included(node)
         && node_has_provider_id(node)
         && node_untainted(node)
 }
 
-/// The Nodes a load balancer should target, sorted by name; borrowed from the cache, not copied.
-pub fn stable_nodes<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<&'a Node> {
-    let mut stable: Vec<&Node> = nodes.into_iter().filter(|n| in_stable_set(n)).collect();
-    stable.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+/// The Nodes a load balancer should target, sorted by name; borrowed from the cache as views,
+/// not copied (the provider reads them through [`NodeView`]).
+pub fn stable_nodes<'a, N: NodeView + 'a>(
+    nodes: impl IntoIterator<Item = &'a N>,
+) -> Vec<&'a dyn NodeView> {
+    let mut stable: Vec<&dyn NodeView> = nodes
+        .into_iter()
+        .map(|n| n as &dyn NodeView)
+        .filter(|n| in_stable_set(*n))
+        .collect();
+    stable.sort_by(|a, b| a.name().cmp(b.name()));
     stable
 }
 
 /// Names of the stable node set, read without copying a Node: what node sync compares on each
 /// node event before it does any work.
-pub fn stable_node_names<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> BTreeSet<String> {
+pub fn stable_node_names<'a, N: NodeView + 'a>(
+    nodes: impl IntoIterator<Item = &'a N>,
+) -> BTreeSet<String> {
     nodes
         .into_iter()
-        .filter(|n| in_stable_set(n))
-        .filter_map(|n| n.metadata.name.clone())
+        .filter(|n| in_stable_set(*n))
+        .map(|n| n.name())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
         .collect()
 }
 
 /// Names of a node list, the identity node sync compares.
-pub fn node_names(nodes: &[&Node]) -> BTreeSet<String> {
+pub fn node_names(nodes: &[&dyn NodeView]) -> BTreeSet<String> {
     nodes
         .iter()
-        .filter_map(|n| n.metadata.name.clone())
+        .map(|n| n.name())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
         .collect()
 }
 
@@ -165,6 +164,8 @@ pub fn current_status(service: &Service) -> Option<&LoadBalancerStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::node_cache::SlimNode;
+    use k8s_openapi::api::core::v1::Node;
     use serde_json::Value;
 
     fn service(value: Value) -> Service {
@@ -250,6 +251,11 @@ mod tests {
         let names = stable_node_names(&nodes);
         assert_eq!(names, node_names(&stable_nodes(&nodes)));
         assert_eq!(names, BTreeSet::from(["a".to_owned(), "b".to_owned()]));
+        // The cached Nodes read the same through their view, sorted by name.
+        let cached: Vec<SlimNode> = nodes.into_iter().map(SlimNode::from).collect();
+        assert_eq!(stable_node_names(&cached), names);
+        let stable: Vec<&str> = stable_nodes(&cached).iter().map(|n| n.name()).collect();
+        assert_eq!(stable, ["a", "b"]);
     }
 
     #[test]

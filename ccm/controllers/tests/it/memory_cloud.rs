@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use ccm_cloud::{
-    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, NotOffered, Provider, Retry, Route,
-    Routes,
+    CloudError, InstanceMetadata, InstancesV2, LoadBalancer, NodeView, NotOffered, Provider, Retry,
+    Route, Routes,
 };
 use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Node, Service};
 use kube::ResourceExt;
@@ -63,8 +63,8 @@ fn service_key(service: &Service) -> String {
     )
 }
 
-fn names(nodes: &[&Node]) -> Vec<String> {
-    nodes.iter().map(|n| n.name_any()).collect()
+fn names(nodes: &[&dyn NodeView]) -> Vec<String> {
+    nodes.iter().map(|n| n.name().to_owned()).collect()
 }
 
 /// Runs inside `instance_exists` (with the node name) before it answers.
@@ -243,7 +243,7 @@ impl LoadBalancer for MemoryCloud {
         &self,
         _cluster: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<LoadBalancerStatus> {
         let key = service_key(service);
         self.lb_call(LbCall::Ensure(key.clone(), names(nodes)), &key)?;
@@ -262,7 +262,7 @@ impl LoadBalancer for MemoryCloud {
         &self,
         _cluster: &str,
         service: &Service,
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<()> {
         let key = service_key(service);
         self.lb_call(LbCall::Update(key.clone(), names(nodes)), &key)

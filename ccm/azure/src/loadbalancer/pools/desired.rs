@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 use crate::arm::resource_id::{ProviderId, ResourceId};
 use crate::cache::ReadMode;
@@ -42,7 +42,7 @@ fn scale_set_id(subscription: &str, resource_group: &str, scale_set: &str) -> St
 pub async fn resolve(
     instances: &AzureInstances,
     resource_group: &str,
-    eligible: &[&Node],
+    eligible: &[&dyn NodeView],
     errors: &mut Vec<PoolError>,
 ) -> Desired {
     let reads = instances.reads();
@@ -51,7 +51,7 @@ pub async fn resolve(
         .nic_groups
         .insert(resource_group.to_ascii_lowercase());
     for node in eligible {
-        let node_ref = instances.node_ref(node);
+        let node_ref = instances.node_ref(*node);
         let machine = match instances.resolve(&node_ref, ReadMode::Default).await {
             Ok(machine) if machine.is_deleting() => continue,
             Ok(machine) => machine,

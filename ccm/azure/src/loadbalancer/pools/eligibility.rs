@@ -1,6 +1,6 @@
 //! Which nodes may be backend-pool members: a pure filter over Node objects and the config.
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 use crate::config::{Config, LoadBalancerSku};
 use crate::instances::node::{MANAGED_LABEL, RESOURCE_GROUP_LABEL};
@@ -33,33 +33,29 @@ pub enum Exclusion {
     ToBeDeleted,
 }
 
-fn label<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
-    node.metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(key))
-        .map(String::as_str)
-}
-
 /// True when the node carries one of the control-plane role markers.
-pub fn is_control_plane(node: &Node) -> bool {
-    label(node, CONTROL_PLANE_LABEL).is_some()
-        || label(node, MASTER_LABEL).is_some()
-        || label(node, LEGACY_ROLE_LABEL) == Some("master")
+pub fn is_control_plane(node: &dyn NodeView) -> bool {
+    node.label(CONTROL_PLANE_LABEL).is_some()
+        || node.label(MASTER_LABEL).is_some()
+        || node.label(LEGACY_ROLE_LABEL) == Some("master")
 }
 
 /// The first rule that keeps `node` out of the pools, `None` for an eligible node.
-pub fn exclusion(node: &Node, config: &Config) -> Option<Exclusion> {
-    if node.metadata.deletion_timestamp.is_some() {
+pub fn exclusion(node: &dyn NodeView, config: &Config) -> Option<Exclusion> {
+    if node.deletion_timestamp().is_some() {
         return Some(Exclusion::BeingDeleted);
     }
-    if label(node, MANAGED_LABEL).is_some_and(|v| v.eq_ignore_ascii_case("false")) {
+    if node
+        .label(MANAGED_LABEL)
+        .is_some_and(|v| v.eq_ignore_ascii_case("false"))
+    {
         return Some(Exclusion::Unmanaged);
     }
-    if label(node, EXCLUDE_LABEL).is_some() {
+    if node.label(EXCLUDE_LABEL).is_some() {
         return Some(Exclusion::ExcludeLabel);
     }
-    if label(node, RESOURCE_GROUP_LABEL)
+    if node
+        .label(RESOURCE_GROUP_LABEL)
         .filter(|rg| !rg.is_empty())
         .is_some_and(|rg| !rg.eq_ignore_ascii_case(&config.cluster.resource_group))
     {
@@ -72,31 +68,27 @@ pub fn exclusion(node: &Node, config: &Config) -> Option<Exclusion> {
     {
         return Some(Exclusion::ControlPlane);
     }
-    let tainted = node
-        .spec
-        .as_ref()
-        .and_then(|s| s.taints.as_ref())
-        .is_some_and(|t| t.iter().any(|t| t.key == TO_BE_DELETED_TAINT));
-    if tainted {
+    if node.has_taint(TO_BE_DELETED_TAINT) {
         return Some(Exclusion::ToBeDeleted);
     }
     None
 }
 
 /// Which nodes may be pool members (pure): every node no [`Exclusion`] applies to, in input order.
-pub fn eligible_nodes<'a>(nodes: &'a [Node], config: &Config) -> Vec<&'a Node> {
+pub fn eligible_nodes<'a, N: NodeView>(nodes: &'a [N], config: &Config) -> Vec<&'a dyn NodeView> {
     nodes
         .iter()
-        .filter(|n| exclusion(n, config).is_none())
+        .map(|n| n as &dyn NodeView)
+        .filter(|n| exclusion(*n, config).is_none())
         .collect()
 }
 
 /// [`eligible_nodes`] over borrowed nodes (what [`super::PoolMembership::ensure`] receives).
-pub fn eligible_refs<'a>(nodes: &[&'a Node], config: &Config) -> Vec<&'a Node> {
+pub fn eligible_refs<'a>(nodes: &[&'a dyn NodeView], config: &Config) -> Vec<&'a dyn NodeView> {
     nodes
         .iter()
         .copied()
-        .filter(|n| exclusion(n, config).is_none())
+        .filter(|n| exclusion(*n, config).is_none())
         .collect()
 }
 
@@ -104,6 +96,8 @@ pub fn eligible_refs<'a>(nodes: &[&'a Node], config: &Config) -> Vec<&'a Node> {
 mod tests {
     use super::*;
     use crate::loadbalancer::pools::test_support::{autoscaler_tainted, config, deleting, node};
+
+    use k8s_openapi::api::core::v1::Node;
 
     fn excluded(n: &Node, extra: &str) -> Option<Exclusion> {
         exclusion(n, &config(extra))
@@ -180,7 +174,7 @@ mod tests {
         ];
         let names: Vec<_> = eligible_nodes(&nodes, &config(""))
             .iter()
-            .map(|n| n.metadata.name.clone().unwrap())
+            .map(|n| n.name().to_owned())
             .collect();
         assert_eq!(names, ["b", "a"]);
     }

@@ -1,7 +1,7 @@
 //! [`PoolMembership`]: makes exactly the eligible nodes' NIC ipconfigs reference the pools
 //! (`nodeIPConfiguration` pools), writing only what differs from the cached documents.
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 use crate::arm::ClientKind;
 use crate::arm::api_versions::ResourceType;
@@ -127,7 +127,7 @@ impl PoolMembership {
     pub async fn ensure(
         &self,
         pool_ids: &[String],
-        nodes: &[&Node],
+        nodes: &[&dyn NodeView],
     ) -> Result<PoolWrites, PoolError> {
         if self.config.load_balancer.backend_pool_type != BackendPoolType::NodeIpConfiguration {
             return Ok(PoolWrites::default());

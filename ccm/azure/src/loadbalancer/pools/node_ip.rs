@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::Node;
+use ccm_cloud::NodeView;
 
 use crate::arm::resources::LoadBalancer;
 use crate::arm::resources::envelope::Reference;
@@ -27,14 +27,10 @@ pub fn vnet_id(config: &Config) -> String {
 }
 
 /// The node's first `InternalIP` of `family` from `status.addresses`, as upstream picks it.
-pub fn internal_ip(node: &Node, family: IpFamily) -> Option<IpAddr> {
-    node.status
-        .as_ref()?
-        .addresses
-        .as_ref()?
-        .iter()
-        .filter(|a| a.type_ == "InternalIP")
-        .filter_map(|a| a.address.parse::<IpAddr>().ok())
+pub fn internal_ip(node: &dyn NodeView, family: IpFamily) -> Option<IpAddr> {
+    node.addresses()
+        .filter(|(type_, _)| *type_ == "InternalIP")
+        .filter_map(|(_, address)| address.parse::<IpAddr>().ok())
         .find(|ip| IpFamily::of(ip) == family)
 }
 
@@ -65,14 +61,14 @@ pub fn set_node_ip_members(
     lb: &mut LoadBalancer,
     pool_name: &str,
     family: IpFamily,
-    nodes: &[&Node],
+    nodes: &[&dyn NodeView],
     vnet_id: &str,
 ) {
     let wanted: Vec<(String, IpAddr)> = nodes
         .iter()
         .filter_map(|n| {
-            let name = n.metadata.name.as_deref()?;
-            Some((member_name(name, family), internal_ip(n, family)?))
+            let name = Some(n.name()).filter(|name| !name.is_empty())?;
+            Some((member_name(name, family), internal_ip(*n, family)?))
         })
         .collect();
     let pools = lb
