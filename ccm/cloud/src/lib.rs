@@ -32,6 +32,7 @@ pub mod node_view;
 pub mod not_offered;
 pub mod provider;
 pub mod routes;
+pub mod shared_set;
 pub mod zones;
 
 pub use error::{CloudError, Retry};

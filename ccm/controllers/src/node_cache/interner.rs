@@ -10,16 +10,11 @@
 //! Measured (`cargo bench -p ccm-controllers --bench slim_nodes`): the Nodes of a pool share all
 //! but their per-Node values (hostname label, CSI node-id annotation).
 
-use std::borrow::Borrow;
-use std::collections::HashSet;
 use std::fmt;
-use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
+use ccm_cloud::shared_set::SharedSet;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
-
-/// The fewest entries at which a sweep runs.
-const MIN_SWEEP: usize = 1024;
 
 /// A label or annotation (or a condition's type and status), shared by every Node that has it.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -40,49 +35,15 @@ impl Pair {
     }
 }
 
-/// One set of shared entries, swept when it has doubled.
-struct Shared<T: ?Sized> {
-    entries: HashSet<Arc<T>>,
-    /// Size of the set at which the next sweep runs.
-    sweep_at: usize,
-}
-
-impl<T: ?Sized + Eq + Hash> Shared<T> {
-    fn new() -> Self {
-        Shared {
-            entries: HashSet::new(),
-            sweep_at: MIN_SWEEP,
-        }
-    }
-
-    /// The shared entry equal to `probe`, `make` building it on first use.
-    fn get<Q>(&mut self, probe: &Q, make: impl FnOnce() -> Arc<T>) -> Arc<T>
-    where
-        Arc<T>: Borrow<Q>,
-        Q: ?Sized + Eq + Hash,
-    {
-        if let Some(shared) = self.entries.get(probe) {
-            return Arc::clone(shared);
-        }
-        if self.entries.len() >= self.sweep_at {
-            self.entries.retain(|t| Arc::strong_count(t) > 1);
-            self.sweep_at = (self.entries.len() * 2).max(MIN_SWEEP);
-        }
-        let shared = make();
-        self.entries.insert(Arc::clone(&shared));
-        shared
-    }
-}
-
 struct Interner {
-    texts: Shared<str>,
-    pairs: Shared<Pair>,
+    texts: SharedSet<str>,
+    pairs: SharedSet<Pair>,
 }
 
 static INTERNER: LazyLock<Mutex<Interner>> = LazyLock::new(|| {
     Mutex::new(Interner {
-        texts: Shared::new(),
-        pairs: Shared::new(),
+        texts: SharedSet::default(),
+        pairs: SharedSet::default(),
     })
 });
 
@@ -110,7 +71,7 @@ pub fn intern_pair(key: Arc<str>, value: Arc<str>) -> Arc<Pair> {
 /// How many distinct texts and pairs the interner holds (tests and benches).
 pub fn interned_count() -> (usize, usize) {
     let interner = interner();
-    (interner.texts.entries.len(), interner.pairs.entries.len())
+    (interner.texts.len(), interner.pairs.len())
 }
 
 /// A decoded JSON string, interned without an intermediate `String` when the text needs no
@@ -222,6 +183,7 @@ mod tests {
 
     #[test]
     fn entries_no_node_holds_are_swept() {
+        use ccm_cloud::shared_set::MIN_SWEEP;
         let kept = intern_pair(intern("held-interner-test"), intern("by-a-node"));
         for i in 0..(3 * MIN_SWEEP) {
             let text = format!("transient-interner-test-{i}");
