@@ -4,7 +4,8 @@
 //! Services; printed per case: time to initialise all nodes, ARM calls for it, time and ARM calls
 //! for the Services, ARM calls while idle, and the process's peak RSS (`VmHWM`): after
 //! initialisation, after the Services, over the whole run, and the steady-state peak (the
-//! kernel's peak reset after the Services, read after the idle window). Also one `cloud-node-manager` initialising its node from IMDS.
+//! kernel's peak reset once the Services phase has settled, `CCM_BENCH_SETTLE_SECS`, default
+//! 15 s, read after the idle window). Also one `cloud-node-manager` initialising its node from IMDS.
 //! Prints figures only; run with `cargo bench -p azure-ccm --bench ccm_scale`.
 //!
 //! Cases (`CCM_BENCH_CASES`, comma-separated, default all): `small` (small.yaml, 2 Services),
@@ -381,6 +382,16 @@ fn service_count(case: &Case) -> usize {
     }
 }
 
+/// `CCM_BENCH_SETTLE_SECS` (default 15): the wait after the Services phase before the kernel's
+/// peak is reset for the idle window.
+fn settle_window() -> Duration {
+    let secs = std::env::var("CCM_BENCH_SETTLE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15);
+    Duration::from_secs(secs)
+}
+
 fn idle_window() -> Duration {
     let secs = std::env::var("CCM_BENCH_IDLE_SECS")
         .ok()
@@ -517,7 +528,10 @@ async fn run_ccm(case: &Case, dir: &Path) {
             mib(peak),
         );
     }
-    let (lifetime_peak, _) = memory_kib(pid);
+    // The steady state starts once the last writes of the Services phase (status updates,
+    // Events) are done and the binary's periodic heap trim (5 s) ran a few times.
+    tokio::time::sleep(settle_window()).await;
+    let (lifetime_peak, settled_rss) = memory_kib(pid);
     reset_peak(pid);
     let idle = idle_window();
     tokio::time::sleep(idle).await;
@@ -525,8 +539,10 @@ async fn run_ccm(case: &Case, dir: &Path) {
     let (reads, writes, polls, _) = arm_calls(&fake, seq).await;
     let (steady_peak, rss) = memory_kib(pid);
     println!(
-        "{:>6} | idle {:>3} s: ARM calls {} (writes {writes}) | cloud-controller-manager peak RSS (VmHWM) {:.1} MiB over the run, {:.1} MiB in the idle window (steady state), RSS now {:.1} MiB",
+        "{:>6} | settled {} s (RSS {:.1} MiB), idle {:>3} s: ARM calls {} (writes {writes}) | cloud-controller-manager peak RSS (VmHWM) {:.1} MiB over the run, {:.1} MiB in the idle window (steady state), RSS now {:.1} MiB",
         case.name,
+        settle_window().as_secs(),
+        mib(settled_rss),
         idle.as_secs(),
         reads + writes + polls,
         mib(lifetime_peak),
