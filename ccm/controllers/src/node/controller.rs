@@ -195,12 +195,13 @@ impl<P: Provider> CloudNodeController<P> {
         }
     }
 
-    /// Every `--node-status-update-frequency` (first one period after the start), refreshes the
-    /// addresses of every initialised Node of the store, in name order, at most
-    /// `--concurrent-node-syncs` at once; runs until the task is dropped.
+    /// At the start and then every `--node-status-update-frequency` (upstream's `wait.Until`
+    /// runs `UpdateNodeStatus` at once, so a new CCM refreshes Nodes another process
+    /// initialised), refreshes the addresses of every initialised Node of the store, in name
+    /// order, at most `--concurrent-node-syncs` at once; runs until the task is dropped.
     async fn refresh_periodically(self: Arc<Self>, store: Store<SlimNode>) {
         let period = self.config.node_status_update_frequency;
-        let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        let mut timer = tokio::time::interval(period);
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             timer.tick().await;

@@ -261,6 +261,37 @@ async fn addresses_are_refreshed_when_the_cloud_changes_them() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_initialised_elsewhere_are_refreshed_at_the_start() {
+    // Upstream's `wait.Until` runs `UpdateNodeStatus` at once: a CCM taking over Nodes that
+    // another process initialised (an in-tree kubelet, a previous leader) refreshes them without
+    // waiting a whole `--node-status-update-frequency`.
+    let api = KubeApi::start().await;
+    let cloud = Arc::new(MemoryCloud::default());
+    cloud.put("vm-3", instance("vm-3", false));
+    create_node(&api.client, "vm-3", false, true).await;
+    spawn_with_refresh(
+        &api.client,
+        cloud.clone(),
+        NodeMetrics::default(),
+        None,
+        Duration::from_secs(3600),
+    );
+    let nodes: Api<Node> = Api::all(api.client.clone());
+    let want = instance("vm-3", false).metadata.node_addresses;
+    wait_for("vm-3 refreshed at the start", || async {
+        let node = nodes.get("vm-3").await.ok()?;
+        let addresses = node.status.as_ref().and_then(|s| s.addresses.clone());
+        (addresses.as_ref() == Some(&want)).then_some(())
+    })
+    .await;
+    assert_eq!(
+        cloud.metadata_calls("vm-3"),
+        1,
+        "one refresh, not one per event"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lifecycle_deletes_only_notready_nodes_whose_instance_is_gone() {
     let api = KubeApi::start().await;
     let cloud = Arc::new(MemoryCloud::default());
