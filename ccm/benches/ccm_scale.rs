@@ -13,9 +13,11 @@
 //! (1000-nodes.yaml, four zonal scale sets), `5000` (five scale sets of 1000, 1000 Services, every
 //! other one internal: see [`numbered_service`]).
 //! `CCM_BENCH_SERVICES`: the Services of every case instead of its own.
-//! `CCM_BENCH_IDLE_SECS` (default 30): the idle window before RSS is read. `CCM_BENCH_CCM_ARGS`:
-//! extra CCM flags (space-separated), e.g. `--kube-api-qps=100 --kube-api-burst=200`; by default
-//! the CCM runs with upstream's defaults (20 QPS, burst 30), which bound the init time.
+//! `CCM_BENCH_IDLE_SECS`: the idle window before RSS is read (default 30 s; 360 s for the 1000-
+//! and 5000-node cases, so that it holds a whole periodic address refresh of every Node).
+//! `CCM_BENCH_CCM_ARGS`: extra CCM flags (space-separated), e.g. `--kube-api-qps=100
+//! --kube-api-burst=200`; by default the CCM runs with upstream's defaults (20 QPS, burst 30),
+//! which bound the init time.
 //! `CCM_BENCH_WRAPPER`: a command the CCM runs under (e.g. `heaptrack`).
 //!
 //! The fake runs with `--no-throttle --retry-after 0 --lro-polls 0` so the wall times measure the
@@ -42,6 +44,11 @@ use serde_json::Value;
 const UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
 const APP_ID: &str = "b7c1e2d3-4f50-4a61-9b72-c83d94e5f607";
 const APP_SECRET: &str = "ccm-scale-bench-secret";
+/// Idle window of the small cases and the cloud-node-manager.
+const SHORT_IDLE: Duration = Duration::from_secs(30);
+/// Idle window of the 1000- and 5000-node cases: one default `--node-status-update-frequency`
+/// (5 min) plus a minute for the refresh pass that starts within it.
+const REFRESH_IDLE: Duration = Duration::from_secs(360);
 
 /// One measured run.
 #[derive(Clone)]
@@ -49,6 +56,10 @@ struct Case {
     name: &'static str,
     topology: PathBuf,
     services: usize,
+    /// The idle window's default: the large cases' spans a whole cloud-node address refresh
+    /// (every `--node-status-update-frequency`, 5 min by default, and at the start) with the
+    /// instance caches' re-lists once their TTLs ran out, the periodic work of a steady state.
+    idle: Duration,
 }
 
 /// The network names azure.json carries, read from the topology.
@@ -392,12 +403,12 @@ fn settle_window() -> Duration {
     Duration::from_secs(secs)
 }
 
-fn idle_window() -> Duration {
-    let secs = std::env::var("CCM_BENCH_IDLE_SECS")
+/// `CCM_BENCH_IDLE_SECS`, else `default`: the window in which the steady-state peak is taken.
+fn idle_window(default: Duration) -> Duration {
+    std::env::var("CCM_BENCH_IDLE_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
-    Duration::from_secs(secs)
+        .map_or(default, Duration::from_secs)
 }
 
 fn start_fake(topology: &Path) -> FakeAzure {
@@ -533,7 +544,7 @@ async fn run_ccm(case: &Case, dir: &Path) {
     tokio::time::sleep(settle_window()).await;
     let (lifetime_peak, settled_rss) = memory_kib(pid);
     reset_peak(pid);
-    let idle = idle_window();
+    let idle = idle_window(case.idle);
     tokio::time::sleep(idle).await;
     ccm.check_alive();
     let (reads, writes, polls, _) = arm_calls(&fake, seq).await;
@@ -591,7 +602,7 @@ async fn run_cnm(dir: &Path) {
     )
     .await;
     let init_time = started.elapsed();
-    let idle = idle_window();
+    let idle = idle_window(SHORT_IDLE);
     tokio::time::sleep(idle).await;
     cnm.check_alive();
     let (reads, writes, polls, _) = arm_calls(&fake, 0).await;
@@ -625,21 +636,25 @@ fn main() {
             name: "small",
             topology: example("small.yaml"),
             services: 2,
+            idle: SHORT_IDLE,
         },
         Case {
             name: "zonal",
             topology: example("zonal-vmss.yaml"),
             services: 2,
+            idle: SHORT_IDLE,
         },
         Case {
             name: "1000",
             topology: example("1000-nodes.yaml"),
             services: 0,
+            idle: REFRESH_IDLE,
         },
         Case {
             name: "5000",
             topology: huge,
             services: 1000,
+            idle: REFRESH_IDLE,
         },
     ];
     println!("case   | figures (cloud-controller-manager release build, fakes on 127.0.0.1)");
