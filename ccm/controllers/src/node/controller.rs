@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use ccm_cloud::{InstanceMetadata, InstancesV2, NodeView, Provider};
 use ccm_names::controllers::CLOUD_NODE;
+use ccm_names::taints::UNINITIALIZED;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, NodeAddress};
 use k8s_openapi::jiff::Timestamp;
@@ -205,27 +206,25 @@ impl<P: Provider> CloudNodeController<P> {
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             timer.tick().await;
+            // Decided on the cached slim Node, so a Node is built only for those refreshed (at
+            // the start, every Node a registration backlog holds is still uninitialised).
             let mut nodes = store.state();
+            nodes.retain(|node| {
+                !node.has_taint(UNINITIALIZED) && node.deletion_timestamp().is_none()
+            });
             nodes.sort_by(|a, b| a.name().cmp(b.name()));
             futures::stream::iter(nodes)
                 .for_each_concurrent(self.concurrency(), |node| {
                     let this = Arc::clone(&self);
-                    async move {
-                        if node.deletion_timestamp().is_none() {
-                            this.refresh(&node.to_node()).await
-                        }
-                    }
+                    async move { this.refresh(&node.to_node()).await }
                 })
                 .await;
         }
     }
 
-    /// Labels, then addresses, of one initialised Node; failures are logged and wait for the
-    /// next period.
+    /// Labels, then addresses, of one initialised Node that is not being deleted; failures are
+    /// logged and wait for the next period.
     async fn refresh(&self, node: &Node) {
-        if update::is_uninitialized(node) || node.metadata.deletion_timestamp.is_some() {
-            return;
-        }
         match self.reconcile_labels(node).await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => {

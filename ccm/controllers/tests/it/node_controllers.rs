@@ -64,6 +64,10 @@ async fn create_node(client: &Client, name: &str, tainted: bool, ready: bool) ->
         .unwrap()
 }
 
+fn addresses(node: &Node) -> Option<Vec<NodeAddress>> {
+    node.status.as_ref().and_then(|s| s.addresses.clone())
+}
+
 fn taint_keys(node: &Node) -> Vec<String> {
     node.spec
         .as_ref()
@@ -238,7 +242,6 @@ async fn addresses_are_refreshed_when_the_cloud_changes_them() {
     create_node(&api.client, "vm-1", true, true).await;
     spawn_node_controller(&api.client, cloud.clone(), NodeMetrics::default());
     let nodes: Api<Node> = Api::all(api.client.clone());
-    let addresses = |node: &Node| node.status.as_ref().and_then(|s| s.addresses.clone());
     wait_for("vm-1 initialised", || async {
         let node = nodes.get("vm-1").await.ok()?;
         addresses(&node).filter(|a| !a.is_empty())
@@ -280,8 +283,7 @@ async fn nodes_initialised_elsewhere_are_refreshed_at_the_start() {
     let want = instance("vm-3", false).metadata.node_addresses;
     wait_for("vm-3 refreshed at the start", || async {
         let node = nodes.get("vm-3").await.ok()?;
-        let addresses = node.status.as_ref().and_then(|s| s.addresses.clone());
-        (addresses.as_ref() == Some(&want)).then_some(())
+        (addresses(&node).as_ref() == Some(&want)).then_some(())
     })
     .await;
     assert_eq!(
