@@ -396,19 +396,23 @@ fn service_count(case: &Case) -> usize {
 /// `CCM_BENCH_SETTLE_SECS` (default 15): the wait after the Services phase before the kernel's
 /// peak is reset for the idle window.
 fn settle_window() -> Duration {
-    let secs = std::env::var("CCM_BENCH_SETTLE_SECS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(15);
-    Duration::from_secs(secs)
+    seconds_from_env("CCM_BENCH_SETTLE_SECS", Duration::from_secs(15))
 }
 
 /// `CCM_BENCH_IDLE_SECS`, else `default`: the window in which the steady-state peak is taken.
 fn idle_window(default: Duration) -> Duration {
-    std::env::var("CCM_BENCH_IDLE_SECS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(default, Duration::from_secs)
+    seconds_from_env("CCM_BENCH_IDLE_SECS", default)
+}
+
+/// A whole number of seconds from the environment variable `name`, else `default`; any other
+/// value stops the bench naming the variable (a typo must not measure another window).
+fn seconds_from_env(name: &str, default: Duration) -> Duration {
+    match std::env::var(name) {
+        Ok(v) => Duration::from_secs(v.parse().unwrap_or_else(|_| {
+            panic!("{name}={v:?}: expected a whole number of seconds (0 or more)")
+        })),
+        Err(_) => default,
+    }
 }
 
 fn start_fake(topology: &Path) -> FakeAzure {
@@ -619,6 +623,8 @@ async fn run_cnm(dir: &Path) {
 
 fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+    // A bad window variable stops the bench here, before any process starts.
+    let _ = (settle_window(), idle_window(SHORT_IDLE));
     let selected: Vec<String> = std::env::var("CCM_BENCH_CASES")
         .unwrap_or_else(|_| "small,zonal,cnm,1000,5000".to_string())
         .split(',')
