@@ -1,6 +1,13 @@
-//! The IMDS HTTP client: `GET` with `Metadata: true`, never through a proxy, bounded retries on
-//! the statuses IMDS asks to retry, typed documents, and the instance document (with
-//! load-balancer public IPs filled in) cached for 60 s under one key.
+//! The IMDS HTTP client: `GET` with `Metadata: true`, bounded retries on the statuses IMDS asks to
+//! retry, typed documents, and the instance document (with load-balancer public IPs filled in)
+//! cached for 60 s under one key.
+//!
+//! Proxies: the environment's (`HTTP_PROXY`/`HTTPS_PROXY`, exempted by `NO_PROXY`), as upstream's
+//! IMDS client does (`pkg/provider/azure_instance_metadata.go`, `getInstanceMetadata`: a plain
+//! `http.Client` on Go's `DefaultTransport`, which reads `ProxyFromEnvironment`). A node whose
+//! pods get a proxy must list `169.254.169.254` in `NO_PROXY` for either build to reach IMDS
+//! directly; the parity harness relies on the opposite, giving each node's managers a proxy that
+//! answers as that node's IMDS.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,7 +59,6 @@ impl ImdsClientBuilder {
         // One TLS stack in the workspace (rustls + ring); installing twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut http = reqwest::Client::builder()
-            .no_proxy()
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(CONNECT_TIMEOUT)
             .user_agent(concat!("ccm-azure/", env!("CARGO_PKG_VERSION")));

@@ -11,8 +11,8 @@
 //! kubernetes-sigs/cloud-provider-azure `pkg/provider/azure_instance_metadata.go`,
 //! `azure_instances_v1.go`, `azure_zones.go`, `pkg/node/node.go`, read for this module)
 //! - Requests: `GET {base}/metadata/instance?api-version=2021-10-01&format=json` and
-//!   `/metadata/loadbalancer?api-version=2020-10-01&format=json`, header `Metadata: True`, no
-//!   proxy, one-minute timeout; the result is cached 60 s under one key.
+//!   `/metadata/loadbalancer?api-version=2020-10-01&format=json`, header `Metadata: True`, the
+//!   environment's proxy (Go's `DefaultTransport`), one-minute timeout; the result is cached 60 s under one key.
 //! - The load-balancer document is read only when the first NIC's first IPv4 and first IPv6
 //!   address both lack a public IP; a failed read is ignored. Its `frontendIpAddress` is copied to
 //!   the address whose private IP equals the entry's `privateIpAddress` (IPv6 brackets stripped).
