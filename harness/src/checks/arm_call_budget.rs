@@ -1,6 +1,11 @@
 //! `arm-call-budget` (P13): ARM calls in the switch window (`SwitchStarted` to the end of the
 //! `during` phase), compute/route/NIC calls per node and LB/PIP/NSG calls per Service, against
 //! `Budget::ArmCalls`. Calls come from the journal of the latest snapshot.
+//!
+//! Premise of a zero per-node budget (a scenario claiming node initialisation makes no ARM
+//! call): some Node needed initialisation in the window (a sample in it saw one uninitialized).
+//! Without one, any routine call would fail the budget for a reason the check does not exist
+//! for, so it is `Skipped`, naming the premise.
 
 use std::str::FromStr;
 
@@ -57,6 +62,23 @@ pub(super) fn check(
             "no switched or final snapshot: the run broke off before the journal was read",
         );
     };
+    if node_budget == 0 {
+        let initialising = inputs
+            .samples
+            .iter()
+            .filter(|s| start <= s.at_ms && s.at_ms <= end)
+            .filter_map(|s| s.nodes.as_ref())
+            .flatten()
+            .any(|n| n.uninitialized);
+        if !initialising {
+            return CheckResult::new(
+                CHECK,
+                Verdict::Skipped,
+                "premise not met: the budget is 0 calls per node, and no node needed \
+                 initialisation in the switch window",
+            );
+        }
+    }
     let reference = inputs.switched.unwrap_or(latest);
     let nodes = reference.nodes.len().max(1);
     let services = reference.services.len();
@@ -152,5 +174,46 @@ mod tests {
         assert_eq!(run.check(CHECK).verdict, Verdict::Pass);
         run.marks.clear();
         assert_eq!(run.check(CHECK).verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn a_zero_node_budget_needs_a_node_to_initialise() {
+        let mut run = Run::healthy();
+        run.plan = plan("budgets:\n  armCallsPerNode: 0\n");
+        run.marks = vec![
+            mark(1_000, MarkKind::SwitchStarted),
+            mark(
+                2_000,
+                MarkKind::PhaseEnded {
+                    phase: "during".into(),
+                    settled: true,
+                },
+            ),
+        ];
+        run.final_.as_mut().unwrap().journal = vec![call(
+            1,
+            1_500,
+            "GET",
+            "/x/Microsoft.Compute/virtualMachines",
+        )];
+        let skipped = run.check(CHECK);
+        assert_eq!(skipped.verdict, Verdict::Skipped, "{skipped:?}");
+        assert!(skipped.reason.starts_with("premise not met"), "{skipped:?}");
+        let tainted = |at_ms| crate::snapshot::Sample {
+            at_ms,
+            nodes: Some(vec![crate::snapshot::NodeSample {
+                name: "node-2".into(),
+                uid: "u".into(),
+                ready: false,
+                uninitialized: true,
+                provider_id_set: false,
+            }]),
+            ..Default::default()
+        };
+        // Outside the window it does not count.
+        run.samples = vec![tainted(500)];
+        assert_eq!(run.check(CHECK).verdict, Verdict::Skipped);
+        run.samples = vec![tainted(1_200)];
+        assert_eq!(run.check(CHECK).verdict, Verdict::Fail);
     }
 }

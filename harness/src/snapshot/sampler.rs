@@ -24,7 +24,7 @@ use crate::record::now_ms;
 use crate::roster::{ManagerKind, Roster};
 
 /// One tick of the sampler.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sample {
     /// When the tick started, Unix epoch milliseconds.
@@ -53,9 +53,9 @@ pub struct ProcessSample {
     pub name: String,
     /// Kind.
     pub kind: ManagerKind,
-    /// Leader-election identity, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identity: Option<String>,
+    /// Its host name (its Lease identity is `<hostname>_<uuid>`); empty when unknown.
+    #[serde(default)]
+    pub hostname: String,
     /// Cloud loops and their governing Lease (`""`: none).
     pub cloud_loops: std::collections::BTreeMap<String, String>,
 }
@@ -193,6 +193,7 @@ impl Sampler {
 /// One tick.
 async fn poll(client: &kube::Client, admin: &FakeAdmin, roster: &Roster) -> Sample {
     let at_ms = now_ms();
+    roster.read_usage();
     let params = ListParams::default();
     let nodes = Api::<Node>::all(client.clone()).list(&params).await.ok();
     let services = Api::<Service>::all(client.clone()).list(&params).await.ok();
@@ -235,7 +236,7 @@ async fn poll(client: &kube::Client, admin: &FakeAdmin, roster: &Roster) -> Samp
             .map(|p| ProcessSample {
                 name: p.name,
                 kind: p.kind,
-                identity: p.identity,
+                hostname: p.hostname,
                 cloud_loops: p.cloud_loops,
             })
             .collect(),
