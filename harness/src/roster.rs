@@ -52,16 +52,36 @@ pub struct ManagedProcess {
     /// Stop or kill time; `None` while it runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_ms: Option<i64>,
-    /// Leader-election identity when known (the process's log names it), else `None`.
+    /// The host name it ran with; its leader-election identity is `<hostname>_<uuid>`.
+    pub hostname: String,
+    /// Its pid while it runs (not kept in artifacts).
+    #[serde(skip)]
+    pub pid: Option<u32>,
+    /// Its last resource reading while it ran (peak RSS and CPU time over its life).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identity: Option<String>,
+    pub usage: Option<crate::supervisor::usage::Usage>,
 }
 
 impl ManagedProcess {
+    /// True when the Lease holder identity `holder` is this process's (by its host name).
+    pub fn holds(&self, holder: &str) -> bool {
+        identity_of(holder, &self.hostname)
+    }
+
     /// True when the process was running at `at_ms`.
     pub fn alive_at(&self, at_ms: i64) -> bool {
         self.started_ms <= at_ms && self.stopped_ms.is_none_or(|stop| at_ms < stop)
     }
+}
+
+/// True when the leader-election identity `holder` belongs to a process on host `hostname`:
+/// client-go's (and every Go manager's) identity is `<hostname>_<uuid>`; a bare host name
+/// counts too.
+pub fn identity_of(holder: &str, hostname: &str) -> bool {
+    !hostname.is_empty()
+        && holder
+            .strip_prefix(hostname)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('_'))
 }
 
 /// The processes of one run, shared by the switch (writer) and the sampler (reader).
@@ -96,14 +116,14 @@ impl Roster {
         }
     }
 
-    /// Records the leader-election identity of the running process called `name`.
-    pub fn set_identity(&self, name: &str, identity: &str) {
+    /// Reads the resources of every running process with a pid (the sampler calls it each tick,
+    /// so a process's figures are at most one tick older than its end).
+    pub fn read_usage(&self) {
         if let Ok(mut list) = self.processes.lock() {
-            for p in list
-                .iter_mut()
-                .filter(|p| p.name == name && p.stopped_ms.is_none())
-            {
-                p.identity = Some(identity.to_owned());
+            for p in list.iter_mut().filter(|p| p.stopped_ms.is_none()) {
+                if let Some(usage) = p.pid.and_then(crate::supervisor::usage::read) {
+                    p.usage = Some(usage);
+                }
             }
         }
     }
@@ -146,15 +166,26 @@ mod tests {
             )]),
             started_ms: 100,
             stopped_ms: None,
-            identity: None,
+            hostname: "kube-controller-manager-0".into(),
+            pid: Some(std::process::id()),
+            usage: None,
         });
-        roster.set_identity("kube-controller-manager-0", "host_abc");
+        roster.read_usage();
+        assert!(
+            roster.processes()[0]
+                .usage
+                .is_some_and(|u| u.peak_rss_kib > 0)
+        );
         roster.stopped("kube-controller-manager-0");
         let p = &roster.processes()[0];
         assert!(p.alive_at(100));
         assert!(!p.alive_at(99));
         assert!(!p.alive_at(p.stopped_ms.unwrap()));
-        assert_eq!(p.identity.as_deref(), Some("host_abc"));
+        assert!(p.holds("kube-controller-manager-0_0f1e2d3c-aaaa-bbbb-cccc-000011112222"));
+        assert!(p.holds("kube-controller-manager-0"));
+        assert!(!p.holds("kube-controller-manager-01_x"));
+        assert!(!p.holds("other_kube-controller-manager-0"));
+        assert!(!identity_of("anything", ""));
         assert_eq!(p.kind.component(), Component::InTree);
     }
 }

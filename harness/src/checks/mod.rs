@@ -223,7 +223,7 @@ mod tests {
             processes: vec![ProcessSample {
                 name: "kube-controller-manager-0".into(),
                 kind: ManagerKind::KubeControllerManager,
-                identity: Some("kcm-a".into()),
+                hostname: "kcm-a".into(),
                 cloud_loops: [(
                     "service-lb-controller".to_owned(),
                     "kube-controller-manager".to_owned(),

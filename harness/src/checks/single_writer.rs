@@ -1,7 +1,7 @@
 //! `single-writer` (P2): never two managers running the same cloud loop.
 //!
 //! From the samples: a live process runs a loop when the loop needs no Lease, or when it holds the
-//! loop's Lease (holder = its identity; with the identity unknown, a held Lease counts as one
+//! loop's Lease (holder = `<its host name>_<uuid>`; with the host unknown, a held Lease counts as one
 //! writer among the processes it governs). The cloud-node-managers together count as one writer.
 //! Which Lease governs a process's loops is the run's final roster's answer where it differs from
 //! the sample's: a given CCM build seen ignoring the migration Lease runs them under its own.
@@ -54,13 +54,13 @@ fn writers<'a>(
         };
         let known = procs
             .iter()
-            .find(|p| p.identity.as_deref() == Some(held.holder.as_str()));
+            .find(|p| crate::roster::identity_of(&held.holder, &p.hostname));
         let who = match known {
             Some(p) => Some(p.name.clone()),
             None => {
                 let unknown: Vec<&str> = procs
                     .iter()
-                    .filter(|p| p.identity.is_none())
+                    .filter(|p| p.hostname.is_empty())
                     .map(|p| p.name.as_str())
                     .collect();
                 match unknown.as_slice() {
@@ -197,7 +197,7 @@ mod tests {
         ProcessSample {
             name: name.into(),
             kind,
-            identity: identity.map(str::to_owned),
+            hostname: identity.unwrap_or_default().to_owned(),
             cloud_loops: BTreeMap::from([("service-lb-controller".into(), lease.into())]),
         }
     }
@@ -308,7 +308,9 @@ mod tests {
             cloud_loops: BTreeMap::from([("service-lb-controller".into(), migration.into())]),
             started_ms: 0,
             stopped_ms: None,
-            identity: Some("ccm-a".into()),
+            hostname: "ccm-a".into(),
+            pid: None,
+            usage: None,
         });
         roster.reassign_lease(
             "cloud-controller-manager-0",

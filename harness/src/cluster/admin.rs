@@ -210,4 +210,23 @@ impl FakeAdmin {
         )
         .await
     }
+
+    /// `POST /admin/proxies`: the URL (`http://127.0.0.1:PORT`) of the proxy dedicated to
+    /// `host`, which answers `http://169.254.169.254` as that host's IMDS and tunnels the public
+    /// Entra hosts (started on first ask, the same one after).
+    pub async fn host_proxy(&self, host: &str) -> Result<String, AdminError> {
+        let path = "/admin/proxies";
+        let answer = self
+            .expect_ok(Method::POST, path, Some(json!({ "host": host })))
+            .await?;
+        match answer["url"].as_str() {
+            Some(url) => Ok(url.to_owned()),
+            None => Err(AdminError::Status {
+                method: Method::POST,
+                path: path.to_owned(),
+                status: 200,
+                body: answer,
+            }),
+        }
+    }
 }

@@ -50,9 +50,13 @@ pub struct KcmArgs {
     #[command(flatten)]
     pub election: ElectionArgs,
 
-    /// HTTPS port; the stand-in serves nothing, whatever the value (0 is the honest one).
+    /// HTTPS port of `/healthz`, `/livez` and `/readyz` (self-signed certificate; 0: none).
     #[arg(long, default_value_t = 10257, value_name = "PORT")]
     pub secure_port: u16,
+
+    /// Address the secure port listens on.
+    #[arg(long, default_value = "0.0.0.0", value_name = "IP")]
+    pub bind_address: std::net::IpAddr,
 
     /// The Kubernetes release whose in-tree Azure provider to reproduce (not an upstream KCM
     /// flag; the harness always passes it): where it wrote load balancers, public IPs and NSG

@@ -13,7 +13,8 @@
 //! as kubernetes' range allocator, which records as used only the podCIDRs it read at start and
 //! those it gave, never those another allocator writes later (`range_allocator.go`, see
 //! `IpamConfig::upstream_range_allocator`; the CCM's controller records them: migration.md P12).
-//! Deliberate differences: nothing is served (`--secure-port` is accepted and ignored), KCM's
+//! Deliberate differences: the secure port serves only `/healthz`, `/livez` and `/readyz` (no
+//! authentication, a self-signed certificate; [`health`]), KCM's
 //! other controllers are not emulated (their names are accepted in `--controllers`), the cloud
 //! config is read from `--cloud-config` only, and one flag upstream's KCM does not have:
 //! `--in-tree-profile=1.N` (1.27, 1.28 or 1.29; default 1.29) selects which release's in-tree
@@ -22,6 +23,7 @@
 
 mod controllers;
 mod flags;
+mod health;
 mod run;
 
 pub use flags::KcmArgs;

@@ -43,12 +43,7 @@ pub async fn run(args: &KcmArgs) -> anyhow::Result<()> {
         .election
         .migration()
         .resolve(args.election.leader_elect)?;
-    if args.secure_port != 0 {
-        tracing::warn!(
-            port = args.secure_port,
-            "--secure-port: the stand-in serves nothing"
-        );
-    }
+    let _health = super::health::serve(args.bind_address, args.secure_port).await?;
     let client = kube_client::build(args.kubeconfig.as_deref(), None, None).await?;
     let (mut config, _) =
         cloud_config::read_with_text(&CloudConfigSource::File(cloud_config), &client).await?;

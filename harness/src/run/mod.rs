@@ -5,6 +5,7 @@
 //! [`up`] (`harness up`: a scenario's in-tree cluster for a person at a terminal).
 
 pub mod artifacts;
+pub mod periods;
 pub mod scenario;
 pub mod scrub;
 pub mod service;

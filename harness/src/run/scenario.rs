@@ -15,6 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::artifacts;
+use super::periods::ManagerPeriods;
 use super::settle::{SettleLimits, settle};
 use super::workload::{Workload, WorkloadError};
 use crate::checks::{self, CheckInputs};
@@ -56,8 +57,8 @@ pub enum RunError {
 /// Options of one run that are not in the scenario.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Settle limits per phase.
-    pub settle: SettleLimits,
+    /// Settle limits per phase; `None`: from the managers' periods ([`super::periods`]).
+    pub settle: Option<SettleLimits>,
     /// The CCM and CNM builds under test (default: ours).
     pub binaries: ManagerBinaries,
 }
@@ -254,6 +255,16 @@ async fn drive(
     .await;
     collected.timings.push(timer.stop());
     let deployment = started?;
+    let limits = options.settle.unwrap_or_else(|| {
+        let mut periods = ManagerPeriods {
+            kubelet_status: crate::switch::KUBELET_TIMING.status_update,
+            ..Default::default()
+        };
+        for line in deployment.command_lines() {
+            periods.add_command_line(&line);
+        }
+        periods.settle_limits()
+    });
     let sampler = snapshot::Sampler::start(
         client.clone(),
         admin.clone(),
@@ -264,7 +275,7 @@ async fn drive(
         cluster,
         deployment: &deployment,
         plan,
-        options,
+        limits,
         progress,
         record,
         client: &client,
@@ -277,7 +288,11 @@ async fn drive(
         ),
         collected,
     };
-    let result = phases.run().await;
+    // A manager that exits on its own ends the scenario as an error at once, naming it.
+    let result = tokio::select! {
+        result = phases.run() => result,
+        exited = deployment.exited() => Err(exited.into()),
+    };
     phases.collected.samples = sampler.stop().await;
     deployment.shutdown().await;
     result
@@ -287,7 +302,7 @@ struct Phases<'a> {
     cluster: &'a EmbeddedCluster,
     deployment: &'a Deployment,
     plan: &'a ScenarioPlan,
-    options: RunOptions,
+    limits: SettleLimits,
     progress: &'a Progress,
     record: &'a RunRecord,
     client: &'a kube::Client,
@@ -308,7 +323,7 @@ impl Phases<'_> {
             let timer = PhaseTimer::start(self.progress, self.plan, "rollback");
             // The deployment marks the rollback's start and end itself.
             self.deployment.rollback(self.cluster, self.plan).await?;
-            self.settle("rollback", self.options.settle).await;
+            self.settle("rollback", self.limits).await;
             self.collected.timings.push(timer.stop());
             self.collected.rollback = Some(self.snapshot("rollback").await?);
         }
@@ -350,10 +365,10 @@ impl Phases<'_> {
         } else {
             apply_all.await?;
         }
-        let mut settled = self.settle(label, self.options.settle).await;
+        let mut settled = self.settle(label, self.limits).await;
         if clears_faults {
             self.workload.cloud_step(&Action::ClearFaults).await?;
-            settled = self.settle(label, self.options.settle.after_faults()).await;
+            settled = self.settle(label, self.limits.after_faults()).await;
         }
         self.record.mark(MarkKind::PhaseEnded {
             phase: label.into(),

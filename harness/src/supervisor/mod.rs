@@ -13,6 +13,7 @@ mod error;
 mod lookup;
 mod signals;
 mod spec;
+pub mod usage;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};

@@ -57,6 +57,10 @@ pub struct ProcessSpec {
     pub readiness: Readiness,
     /// How long readiness may take before the process is killed and start fails.
     pub deadline: Duration,
+    /// The host name the process sees (its own UTS namespace), as a Pod sees its own; `None`
+    /// keeps the machine's. Leader election identities start with it (`<hostname>_<uuid>`), so
+    /// a Lease holder names the process without reading its log.
+    pub hostname: Option<String>,
 }
 
 impl ProcessSpec {
@@ -72,6 +76,7 @@ impl ProcessSpec {
             env: vec![("RUST_LIB_BACKTRACE".into(), "0".into())],
             readiness: Readiness::Spawned,
             deadline: Duration::from_secs(60),
+            hostname: None,
         }
     }
 
@@ -106,6 +111,12 @@ impl ProcessSpec {
     /// Ready once `probe` answers `true`.
     pub fn ready_on_probe(mut self, probe: Probe) -> Self {
         self.readiness = Readiness::Probe(probe);
+        self
+    }
+
+    /// Runs the process with its own host name (see [`ProcessSpec::hostname`]).
+    pub fn hostname(mut self, hostname: impl Into<String>) -> Self {
+        self.hostname = Some(hostname.into());
         self
     }
 

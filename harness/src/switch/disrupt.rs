@@ -55,7 +55,7 @@ impl ProcessFaults {
                     .flatten();
                 let victim = names
                     .iter()
-                    .find(|n| holder.is_some() && self.launcher.identity(n) == holder)
+                    .find(|n| holder.as_deref().is_some_and(|h| self.launcher.holds(n, h)))
                     .or_else(|| names.first())
                     .cloned()
                     .ok_or_else(|| SwitchError::State("no CCM runs".into()))?;

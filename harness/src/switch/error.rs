@@ -47,6 +47,9 @@ pub enum SwitchError {
     /// The operation does not apply in the deployment's current state.
     #[error("{0}")]
     State(String),
+    /// A manager the run counted on ended on its own (not stopped or killed by the harness).
+    #[error("manager {0}")]
+    Exited(super::process::Exited),
 }
 
 impl From<SupervisorError> for SwitchError {

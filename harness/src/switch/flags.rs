@@ -6,8 +6,8 @@
 //! All managers:
 //! - `--kubeconfig` = the cluster's admin kubeconfig (a Pod uses its service account or the
 //!   static pod's kubeconfig file);
-//! - `--secure-port=0`: no HTTPS server (several replicas share 127.0.0.1; the harness probes
-//!   readiness from the logs, not from `/healthz`);
+//! - `--bind-address=127.0.0.1 --secure-port=<a free port>`, set by [`super::process`] at each
+//!   start (several replicas share 127.0.0.1): readiness is `/healthz` on it;
 //! - paths: `--cloud-config` = the cluster's azure.json of the component (its own Entra app, so
 //!   the fake's journal names the caller), `--leader-migration-config` = the file the deployment
 //!   writes (generated or the plan's verbatim document);
@@ -33,8 +33,9 @@
 //! `--controllers=*,-cloud-node` into `*` (the CCM initialises Nodes); `network` mask sizes replace
 //! the generator's defaults. The azure.json is the CCM's copy with the plan's `azureJson` keys.
 //!
-//! cloud-node-manager: `--node-name=$(NODE_NAME)` becomes the node; `--imds-endpoint` = the
-//! fake's per-node IMDS (a DaemonSet Pod reaches 169.254.169.254 of its VM); with a plan override
+//! cloud-node-manager: `--node-name=$(NODE_NAME)` becomes the node (and [`super::process`] sets
+//! `NODE_NAME` and the host name as the DaemonSet Pod has them); IMDS is reached at the real
+//! `http://169.254.169.254` through the node's proxy (`HTTP_PROXY`, [`super::process`]); with a plan override
 //! `--use-instance-metadata=false` (ARM mode) `--cloud-config` = the cluster's CNM azure.json.
 //!
 //! Leader Migration with `enableFlag: false`: neither side gets `--leader-migration-config`
@@ -55,7 +56,7 @@ use super::options::{Side, kcm_allocates_after, options};
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
 
 /// Flags of the stand-in KCM (`harness kube-controller-manager --help`); others are dropped.
-pub const KCM_ACCEPTED: [&str; 25] = [
+pub const KCM_ACCEPTED: [&str; 26] = [
     "--kubeconfig",
     "--cloud-provider",
     "--cloud-config",
@@ -80,6 +81,7 @@ pub const KCM_ACCEPTED: [&str; 25] = [
     "--enable-leader-migration",
     "--leader-migration-config",
     "--secure-port",
+    "--bind-address",
     "--in-tree-profile",
 ];
 
@@ -195,7 +197,6 @@ pub fn kcm(
     }
     flags.set("--kubeconfig", &files.kubeconfig.display().to_string());
     flags.set("--cloud-config", &files.in_tree_json.display().to_string());
-    flags.set("--secure-port", "0");
     if migrating {
         flags.set(
             "--leader-migration-config",
@@ -244,7 +245,6 @@ pub fn ccm(plan: &ScenarioPlan, files: &LocalFiles) -> Result<CommandLine, Switc
     let mut flags = Flags::parse(&cloud_controller_manager::flags(&o));
     flags.set("--kubeconfig", &files.kubeconfig.display().to_string());
     flags.set("--cloud-config", &files.ccm_json.display().to_string());
-    flags.set("--secure-port", "0");
     if migrating {
         flags.set(
             "--leader-migration-config",
@@ -263,19 +263,16 @@ pub fn ccm(plan: &ScenarioPlan, files: &LocalFiles) -> Result<CommandLine, Switc
     })
 }
 
-/// The command line of `node`'s CNM, reading IMDS at `imds_url`.
+/// The command line of `node`'s CNM.
 pub fn cnm(
     plan: &ScenarioPlan,
     files: &LocalFiles,
     node: &str,
-    imds_url: &str,
 ) -> Result<CommandLine, SwitchError> {
     let o = options(plan, Side::OutOfTree, false)?;
     let mut flags = Flags::parse(&cloud_node_manager::flags(&o));
     flags.set("--node-name", node);
     flags.set("--kubeconfig", &files.kubeconfig.display().to_string());
-    flags.set("--secure-port", "0");
-    flags.set("--imds-endpoint", imds_url);
     flags.overrides(&plan.switch.cnm_flags);
     if flags.get("--use-instance-metadata") == Some("false") {
         flags.set("--cloud-config", &files.cnm_json.display().to_string());
@@ -396,10 +393,7 @@ mod tests {
             ),
             ("kcm-external", kcm(&plan, &f, KcmRole::External).unwrap()),
             ("ccm", ccm(&plan, &f).unwrap()),
-            (
-                "cnm",
-                cnm(&plan, &f, "node-0", "https://127.0.0.1:1/imds/node-0").unwrap(),
-            ),
+            ("cnm", cnm(&plan, &f, "node-0").unwrap()),
         ]);
         if migration_flag(&plan) {
             out.insert(

@@ -54,6 +54,7 @@ pub mod flags;
 pub mod loops;
 pub mod migration;
 pub mod options;
+mod ports;
 mod procedures;
 pub mod process;
 pub mod wait;
@@ -110,8 +111,6 @@ pub struct Deployment {
     client: kube::Client,
     record: RunRecord,
     version: KubeVersion,
-    /// Base of the fake's per-node IMDS (`https://host:port`).
-    imds_base: String,
     state: Mutex<State>,
     /// Serialises CNM starts.
     cnm_gate: tokio::sync::Mutex<()>,
@@ -140,6 +139,9 @@ pub const KUBELET_TIMING: Timing = Timing {
     status_update: std::time::Duration::from_secs(2),
     retry: std::time::Duration::from_secs(1),
 };
+
+/// How often [`Deployment::exited`] looks for managers that ended on their own.
+pub const EXIT_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Supervisor name of CCM replica `i`.
 pub fn ccm_name(i: u32) -> String {
@@ -184,8 +186,12 @@ impl Deployment {
         let client = cluster.kube_client().await?;
         let ca = cluster.printed().ca.clone();
         let kubelets = Kubelets::new(client.clone(), &ca, KUBELET_TIMING)?;
-        let launcher = Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone())
-            .with_binaries(binaries, cluster.printed().proxy.clone());
+        let mut launcher =
+            Launcher::new(cluster.supervisor().clone(), &ca, roster, record.clone())?
+                .with_binaries(binaries);
+        if let Some(admin) = cluster.fake_admin() {
+            launcher = launcher.with_admin(admin.clone());
+        }
         let nodes = cluster
             .nodes()
             .iter()
@@ -217,7 +223,6 @@ impl Deployment {
             client,
             record,
             version,
-            imds_base: cluster.printed().base().to_owned(),
             state: Mutex::new(State {
                 nodes,
                 stopped: BTreeSet::new(),
@@ -299,7 +304,7 @@ impl Deployment {
             || wait::nodes_initialised(&self.client, &names),
         )
         .await?;
-        let identities = self.identities(&kcms);
+        let hosts = self.launcher.hosts(&kcms);
         wait::until(
             "a kube-controller-manager replica holding its Lease",
             wait::DEADLINE,
@@ -308,19 +313,12 @@ impl Deployment {
                 wait::held_by(
                     &self.client,
                     ccm_names::leases::KUBE_CONTROLLER_MANAGER,
-                    &identities,
+                    &hosts,
                 )
             },
         )
         .await?;
         Ok(())
-    }
-
-    fn identities(&self, names: &[String]) -> Vec<String> {
-        names
-            .iter()
-            .filter_map(|n| self.launcher.identity(n))
-            .collect()
     }
 
     /// Where the deployment stands.
@@ -399,6 +397,39 @@ impl Deployment {
         Ok(())
     }
 
+    /// The command line of every kind of manager the plan runs (in-tree and external KCM, CCM,
+    /// a CNM), whose loop periods decide how long a phase takes to show its effects.
+    pub fn command_lines(&self) -> Vec<Vec<String>> {
+        let lines = [
+            flags::kcm(
+                &self.plan,
+                &self.files,
+                KcmRole::InTree {
+                    leader_migration: flags::migration_flag(&self.plan),
+                },
+            ),
+            flags::kcm(&self.plan, &self.files, KcmRole::External),
+            flags::ccm(&self.plan, &self.files),
+        ];
+        lines
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|l| l.args)
+            .collect()
+    }
+
+    /// Resolves when a manager the deployment started and did not stop or kill has exited on
+    /// its own (a refused flag, a crash), polled every [`EXIT_POLL`]; never otherwise. A run
+    /// races its phases against it, so such a manager ends the scenario within a second.
+    pub async fn exited(&self) -> SwitchError {
+        loop {
+            if let Some(exited) = self.launcher.unexpected_exit() {
+                return SwitchError::Exited(exited);
+            }
+            tokio::time::sleep(EXIT_POLL).await;
+        }
+    }
+
     /// Stops `node`'s kubelet (its Node goes NotReady; the VM keeps running).
     pub async fn stop_kubelet(&self, node: &str) -> Result<(), SwitchError> {
         // The stopped set changes under the kubelets' lock, so a flip never restarts a kubelet
@@ -464,6 +495,7 @@ impl Deployment {
             .start(Launch {
                 name: kcm_name(i),
                 kind: ManagerKind::KubeControllerManager,
+                host: kcm_name(i),
                 args: line.args,
                 migrated,
             })
@@ -484,6 +516,7 @@ impl Deployment {
             .start(Launch {
                 name: ccm_name(i),
                 kind: ManagerKind::CloudControllerManager,
+                host: ccm_name(i),
                 args: line.args,
                 migrated,
             })
@@ -500,17 +533,12 @@ impl Deployment {
     }
 
     async fn start_cnm(&self, node: &str) -> Result<(), SwitchError> {
-        let imds = self
-            .state()
-            .nodes
-            .get(node)
-            .cloned()
-            .unwrap_or_else(|| format!("{}/imds/{node}", self.imds_base));
-        let line = flags::cnm(&self.plan, &self.files, node, &imds)?;
+        let line = flags::cnm(&self.plan, &self.files, node)?;
         self.launcher
             .start(Launch {
                 name: cnm_name(node),
                 kind: ManagerKind::CloudNodeManager,
+                host: node.to_owned(),
                 args: line.args,
                 migrated: Vec::new(),
             })

@@ -131,13 +131,13 @@ impl Deployment {
         }
         if migrating {
             let names = self.launcher.running(ManagerKind::KubeControllerManager);
-            let identities = self.identities(&names);
+            let hosts = self.launcher.hosts(&names);
             let alive = || self.launcher.check_alive(&names);
             wait::until(
                 "a kube-controller-manager holding the migration Lease",
                 wait::DEADLINE,
                 alive,
-                || wait::held_by(&self.client, leases::LEADER_MIGRATION, &identities),
+                || wait::held_by(&self.client, leases::LEADER_MIGRATION, &hosts),
             )
             .await?;
         }
@@ -210,7 +210,7 @@ impl Deployment {
         Ok(())
     }
 
-    /// Waits until a running CCM replica holds `lease`; the replicas and their identities are
+    /// Waits until a running CCM replica holds `lease`; the replicas and their hosts are
     /// read at each poll, as a process fault may replace one meanwhile.
     async fn wait_ccm_lease(&self, lease: &str) -> Result<(), SwitchError> {
         let alive = || {
@@ -223,11 +223,11 @@ impl Deployment {
             alive,
             || async {
                 let names = self.launcher.running(ManagerKind::CloudControllerManager);
-                let identities = self.identities(&names);
-                if identities.is_empty() {
+                let hosts = self.launcher.hosts(&names);
+                if hosts.is_empty() {
                     return Err("no cloud-controller-manager replica runs".to_owned());
                 }
-                wait::held_by(&self.client, lease, &identities).await
+                wait::held_by(&self.client, lease, &hosts).await
             },
         )
         .await?;

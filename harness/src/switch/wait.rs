@@ -1,5 +1,5 @@
 //! Waiting for the facts a procedure step needs before the next one (Nodes Ready and
-//! initialised, a Lease held by one of some identities), polling the API server and failing
+//! initialised, a Lease held by a process on one of some hosts), polling the API server and failing
 //! fast, with the log tail, when a process it depends on dies.
 
 use std::future::Future;
@@ -12,6 +12,7 @@ use kube::api::ListParams;
 
 use super::error::SwitchError;
 use crate::intree::kubelet::is_ready;
+use crate::roster::identity_of;
 
 /// Poll period.
 const POLL: Duration = Duration::from_millis(200);
@@ -99,16 +100,47 @@ pub async fn lease_holder(client: &kube::Client, name: &str) -> Result<Option<St
         .filter(|h| !h.is_empty()))
 }
 
-/// `Ok(Some(holder))` once Lease `name` is held by one of `identities` (any holder when empty).
+/// A running process a Lease may be held by: its host name and when it started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// Its host name (identity `<host>_<uuid>`).
+    pub host: String,
+    /// Its start, Unix epoch milliseconds.
+    pub started_ms: i64,
+}
+
+/// `Ok(Some(holder))` once Lease `name` is held by one of `candidates`: the holder identity is
+/// on its host and the Lease was renewed since it started (a killed predecessor on the same host
+/// leaves its Lease unrenewed); any holder when `candidates` is empty.
 pub async fn held_by(
     client: &kube::Client,
     name: &str,
-    identities: &[String],
+    candidates: &[Candidate],
 ) -> Result<Option<String>, String> {
-    match lease_holder(client, name).await? {
-        Some(h) if identities.is_empty() || identities.contains(&h) => Ok(Some(h)),
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ccm_names::leases::NAMESPACE);
+    let spec = leases
+        .get_opt(name)
+        .await
+        .map_err(|e| format!("reading Lease {name}: {e}"))?
+        .and_then(|l| l.spec);
+    let renew_ms = spec
+        .as_ref()
+        .and_then(|s| s.renew_time.as_ref())
+        .map(|t| t.0.as_millisecond());
+    let holder = spec
+        .and_then(|s| s.holder_identity)
+        .filter(|h| !h.is_empty());
+    let holds = |h: &str, c: &Candidate| {
+        identity_of(h, &c.host) && renew_ms.is_some_and(|r| r >= c.started_ms)
+    };
+    match holder {
+        Some(h) if candidates.is_empty() || candidates.iter().any(|c| holds(&h, c)) => Ok(Some(h)),
         Some(h) => Err(format!(
-            "Lease {name} held by {h}, not by one of {identities:?}"
+            "Lease {name} held by {h}, not renewed since the start of a process on one of {:?}",
+            candidates
+                .iter()
+                .map(|c| c.host.as_str())
+                .collect::<Vec<_>>()
         )),
         None => Err(format!("Lease {name} not held")),
     }

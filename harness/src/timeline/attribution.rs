@@ -49,12 +49,9 @@ impl<'a> Attribution<'a> {
             .and_then(|s| s.leases.as_ref())
             .map(|leases| leases.iter().map(|l| l.holder.as_str()).collect())
             .unwrap_or_default();
-        let holder = alive.iter().find(|p| {
-            !p.cloud_loops.is_empty()
-                && p.identity
-                    .as_deref()
-                    .is_some_and(|id| holders.contains(&id))
-        });
+        let holder = alive
+            .iter()
+            .find(|p| !p.cloud_loops.is_empty() && holders.iter().any(|h| p.holds(h)));
         let with_loops: Vec<&&ManagedProcess> =
             alive.iter().filter(|p| !p.cloud_loops.is_empty()).collect();
         match (holder, with_loops.as_slice()) {

@@ -146,9 +146,8 @@ fn process_lanes(rec: &Recorded<'_>, rel: &impl Fn(i64) -> i64, end: i64) -> Vec
         for p in &s.processes {
             let runs = p.cloud_loops.values().any(|lease| {
                 lease.is_empty()
-                    || s.lease(lease).is_some_and(|l| {
-                        !l.holder.is_empty() && p.identity.as_deref() == Some(l.holder.as_str())
-                    })
+                    || s.lease(lease)
+                        .is_some_and(|l| crate::roster::identity_of(&l.holder, &p.hostname))
             });
             if runs {
                 let name = if p.kind == ManagerKind::CloudNodeManager {
@@ -259,11 +258,6 @@ fn lease_lanes(rec: &Recorded<'_>, rel: &impl Fn(i64) -> i64) -> Vec<Lane> {
         .filter(|l| !l.is_empty())
         .map(String::as_str)
         .collect();
-    let by_identity: BTreeMap<&str, &ManagedProcess> = rec
-        .roster
-        .iter()
-        .filter_map(|p| Some((p.identity.as_deref()?, p)))
-        .collect();
     governing
         .into_iter()
         .map(|name| {
@@ -273,7 +267,12 @@ fn lease_lanes(rec: &Recorded<'_>, rel: &impl Fn(i64) -> i64) -> Vec<Lane> {
                     continue;
                 };
                 let next = rec.samples.get(i + 1).map_or(s.at_ms + 250, |n| n.at_ms);
-                let (kind, note) = match by_identity.get(held.holder.as_str()) {
+                let holder = rec
+                    .roster
+                    .iter()
+                    .filter(|p| p.holds(&held.holder))
+                    .min_by_key(|p| !p.alive_at(s.at_ms));
+                let (kind, note) = match holder {
                     Some(p) if p.kind == ManagerKind::KubeControllerManager => {
                         (SpanKind::HeldInTree, format!("held by {}", p.name))
                     }

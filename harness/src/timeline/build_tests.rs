@@ -29,9 +29,9 @@ fn sample(at: i64, rule: bool, ready: usize, uninitialized: bool, holder: &str) 
         "atMs": T0 + at,
         "leases": [{"name": "cloud-controller-manager", "holder": holder}],
         "processes": [
-            {"name": "ccm-a", "kind": "cloud-controller-manager", "identity": "id-a",
+            {"name": "ccm-a", "kind": "cloud-controller-manager", "hostname": "id-a",
              "cloudLoops": {"service-lb-controller": "cloud-controller-manager"}},
-            {"name": "ccm-b", "kind": "cloud-controller-manager", "identity": "id-b",
+            {"name": "ccm-b", "kind": "cloud-controller-manager", "hostname": "id-b",
              "cloudLoops": {"service-lb-controller": "cloud-controller-manager"}}
         ],
         "nodes": [{"name": "n0", "uid": "u", "ready": true, "uninitialized": uninitialized,
@@ -44,7 +44,7 @@ fn sample(at: i64, rule: bool, ready: usize, uninitialized: bool, holder: &str) 
 
 fn process(name: &str, identity: &str) -> ManagedProcess {
     serde_json::from_value(json!({
-        "name": name, "kind": "cloud-controller-manager", "identity": identity,
+        "name": name, "kind": "cloud-controller-manager", "hostname": identity,
         "cloudLoops": {"service-lb-controller": "cloud-controller-manager"},
         "startedMs": T0 - 1000
     }))

@@ -215,7 +215,9 @@ async fn a_snapshot_holds_the_objects_and_arm_and_the_sampler_ticks() {
         )]),
         started_ms: 0,
         stopped_ms: None,
-        identity: Some("kcm-a".into()),
+        hostname: "kcm-a".into(),
+        pid: None,
+        usage: None,
     });
     let sampler = Sampler::start(
         client.clone(),

@@ -45,6 +45,33 @@ async fn a_ready_line_starts_and_stop_ends_with_sigterm() {
 }
 
 #[tokio::test]
+async fn a_child_sees_its_own_host_name_and_the_machine_keeps_its_own() {
+    let dir = Scratch::new("sup-host");
+    let supervisor = Supervisor::new(dir.0.join("logs"));
+    let machine = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("host name");
+    let handle = supervisor
+        .start(
+            shell(
+                "named",
+                "echo \"host=$(cat /proc/sys/kernel/hostname)\"; exec sleep 1000",
+            )
+            .hostname("cloud-controller-manager-0")
+            .ready_on_line("host="),
+        )
+        .await
+        .expect("ready");
+    assert_eq!(handle.printed(), ["host=cloud-controller-manager-0"]);
+    let after = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("host name");
+    assert_eq!(after, machine, "the harness's own host name changed");
+    supervisor.stop("named").await.expect("stopped");
+    let bad = supervisor
+        .start(shell("bad", "exit 0").hostname(""))
+        .await
+        .expect_err("an empty host name is refused");
+    assert!(bad.to_string().contains("host name"), "{bad}");
+}
+
+#[tokio::test]
 async fn a_child_ignoring_sigterm_is_killed_after_the_grace() {
     let dir = Scratch::new("sup-kill");
     let supervisor = Supervisor::new(dir.0.join("logs")).with_grace(Duration::from_millis(300));

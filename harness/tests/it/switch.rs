@@ -114,7 +114,8 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
             .map(String::as_str),
         Some(KCM_LEASE)
     );
-    assert_eq!(holder(&client, KCM_LEASE).await, kcms[0].identity.clone());
+    assert!(kcms[0].holds(&holder(&client, KCM_LEASE).await.expect("held")));
+    assert_eq!(kcms[0].hostname, "kube-controller-manager-0");
     let before = nodes(&client).await;
     assert_eq!(before.len(), cluster.nodes().len());
     assert!(
@@ -131,7 +132,7 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
     // The CCM runs the loops under its Lease and holds it; one CNM per node; the KCM runs none.
     let ccms = running(&roster, ManagerKind::CloudControllerManager);
     assert_eq!(ccms.len(), 1, "{ccms:#?}");
-    assert_eq!(holder(&client, CCM_LEASE).await, ccms[0].identity.clone());
+    assert!(ccms[0].holds(&holder(&client, CCM_LEASE).await.expect("held")));
     assert_eq!(
         loop_owners(&roster, "service-lb-controller"),
         [(
@@ -280,10 +281,7 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
             KCM_LEASE.to_string()
         )]
     );
-    assert_eq!(
-        holder(&restarted, KCM_LEASE).await,
-        kcms[0].identity.clone()
-    );
+    assert!(kcms[0].holds(&holder(&restarted, KCM_LEASE).await.expect("held")));
     assert!(
         deployment
             .kubelet_states()
@@ -345,7 +343,9 @@ async fn quiesce_stops_every_in_tree_loop_before_the_first_ccm() {
     assert_eq!(ccms.len(), 2);
     let ccm_holder = holder(&client, CCM_LEASE).await;
     assert!(
-        ccms.iter().any(|c| c.identity == ccm_holder),
+        ccm_holder
+            .as_deref()
+            .is_some_and(|h| ccms.iter().any(|c| c.holds(h))),
         "{ccm_holder:?} {ccms:#?}"
     );
     // External KCMs keep their Lease, with no cloud loop.
@@ -353,7 +353,9 @@ async fn quiesce_stops_every_in_tree_loop_before_the_first_ccm() {
     assert!(kcms.iter().all(|k| k.cloud_loops.is_empty()));
     let kcm_holder = holder(&client, KCM_LEASE).await;
     assert!(
-        kcms.iter().any(|k| k.identity == kcm_holder),
+        kcm_holder
+            .as_deref()
+            .is_some_and(|h| kcms.iter().any(|k| k.holds(h))),
         "{kcm_holder:?} {kcms:#?}"
     );
     // The managers run under the cluster's supervisor: its teardown stops them too.
@@ -404,18 +406,17 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
     );
     let migration_holder = holder(&client, MIGRATION_LEASE).await;
     assert!(
-        ccms.iter().any(|c| c.identity == migration_holder),
+        migration_holder
+            .as_deref()
+            .is_some_and(|h| ccms.iter().any(|c| c.holds(h))),
         "{migration_holder:?}"
     );
     // The migration Lease went from a KCM to a CCM, never held by two at once.
     let tenures = history.tenures();
-    let kcm_ids: Vec<Option<String>> = all
-        .iter()
-        .filter(|p| p.kind == ManagerKind::KubeControllerManager)
-        .map(|p| p.identity.clone())
-        .collect();
     assert!(
-        kcm_ids.contains(&Some(tenures[0].holder.clone())),
+        all.iter()
+            .filter(|p| p.kind == ManagerKind::KubeControllerManager)
+            .any(|p| p.holds(&tenures[0].holder)),
         "{tenures:#?}"
     );
     assert_eq!(
@@ -474,7 +475,7 @@ async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step
                 all.iter().find(|p| {
                     p.kind == ManagerKind::KubeControllerManager
                         && !p.cloud_loops.is_empty()
-                        && p.identity.as_deref() == Some(t.holder.as_str())
+                        && p.holds(&t.holder)
                 })
             })
             .unwrap_or_else(|| panic!("{file}: no in-tree leader: {leader_tenures:#?} {all:#?}"));
@@ -647,8 +648,15 @@ async fn faults_during_the_switch_are_survived() {
         wait::DEADLINE,
         || Ok(()),
         || async {
-            let h = holder(&client, CCM_LEASE).await;
-            Ok((h == ccms[0].identity).then_some(()))
+            // Held on its host and renewed since it started (the killed one on the same host
+            // can renew no more).
+            let candidate = wait::Candidate {
+                host: ccms[0].hostname.clone(),
+                started_ms: ccms[0].started_ms,
+            };
+            wait::held_by(&client, CCM_LEASE, &[candidate])
+                .await
+                .map(|h| h.map(drop))
         },
     )
     .await;
