@@ -103,6 +103,7 @@ mod etag;
 mod id;
 mod kinds;
 mod lro;
+mod not_provisioned;
 mod paging;
 mod providers;
 mod ref_index;
