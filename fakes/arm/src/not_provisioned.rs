@@ -28,14 +28,17 @@
 //! public IP's group and name out of the message (`pipErrorMessageRE`, `pkg/provider/azure_backoff.go`), re-PUTs that
 //! public IP unchanged and returns the error, so the next reconcile retries the LB.
 //!
-//! Scope in the fake: the 429 applies to every reference; a Failed dependency is still accepted (a known
-//! divergence).
+//! Scope in the fake: the 429 applies to every reference; the 400 only to references to public IPs (LB
+//! frontends and NIC ipconfigs). Refusing a NIC write that references a Failed public IP is [infer]: no public answer
+//! for that pair was found, but NRP checks a NIC's other references (subnet, NSG) the same way. Other Failed
+//! dependencies (a Failed VNet, NSG or NIC) are accepted: a known divergence, [infer] that NRP refuses them too. LB
+//! frontends' `publicIPPrefix` is not tracked as a reference by the fake, so it is not checked.
 
 use crate::error::{ArmError, ErrorDetail};
 use crate::error_codes;
 use crate::id::key_of;
 use crate::lro::{OpKind, Operation};
-use crate::references::{Ref, collection_of};
+use crate::references::{Ref, RefKind, collection_of};
 use crate::store::Store;
 
 /// The refusal for `r` (held by the resource `writer`) when the referenced resource, stored as `owner`, is not in a
@@ -53,6 +56,12 @@ pub(crate) fn check(
         state == "Deleting" || (state == "Updating" && network_writer && e.op.is_some());
     if retryable {
         return Some(retryable_error(sentence(store, r, owner, writer, state)));
+    }
+    if state == "Failed" && r.kind == RefKind::PipUser {
+        return Some(ArmError::nrp(
+            error_codes::REFERENCED_RESOURCE_FAILED,
+            sentence(store, r, owner, writer, state),
+        ));
     }
     None
 }
@@ -133,6 +142,16 @@ mod tests {
             "DeleteNicOperation"
         );
         assert_eq!(operation_name("subnets", false), "PutSubnetOperation");
+    }
+
+    #[test]
+    fn failed_shape_is_a_400_with_empty_details() {
+        let e = ArmError::nrp(error_codes::REFERENCED_RESOURCE_FAILED, "m");
+        assert_eq!(e.status().as_u16(), 400);
+        assert_eq!(
+            e.envelope(),
+            serde_json::json!({"error":{"code":"ReferencedResourceNotProvisioned","message":"m","details":[]}})
+        );
     }
 
     #[test]
