@@ -134,8 +134,9 @@ table! {
     OPERATION_NOT_ALLOWED = "OperationNotAllowed", CONFLICT, WordingUnverified, "ARM-REF (CCM consts for VMSS VMs marked for deletion); wording [infer]";
     OPERATION_PREEMPTED = "OperationPreempted", CONFLICT, WordingUnverified, "ARM-REF quotes the wording under CRP conflicts; code listed as verified before this table, source not recorded";
     CANCELED_AND_SUPERSEDED = "CanceledAndSupersededDueToAnotherOperation", OK, WordingUnverified, "ARM-REF (NRP LRO Canceled; CCM matches it); wording [infer]";
-    RETRYABLE_ERROR = "RetryableError", TOO_MANY_REQUESTS, WordingUnverified, "ARM-REF, THR; wording [infer]";
-    REFERENCED_RESOURCE_NOT_PROVISIONED = "ReferencedResourceNotProvisioned", TOO_MANY_REQUESTS, WordingUnverified, "ARM-REF: detail of RetryableError; wording [infer]";
+    RETRYABLE_ERROR = "RetryableError", TOO_MANY_REQUESTS, Verified, "NRP-LOGS (hashicorp/terraform #7986, coreos/tectonic-installer #1459: a dependency Updating or Deleting); ARM-REF, THR";
+    REFERENCED_RESOURCE_NOT_PROVISIONED = "ReferencedResourceNotProvisioned", TOO_MANY_REQUESTS, Verified, "NRP-LOGS (same logs): the detail of RetryableError";
+    REFERENCED_RESOURCE_FAILED = "ReferencedResourceNotProvisioned", BAD_REQUEST, Verified, "NRP-LOGS (Azure/aks-engine #336, gardener/gardener-extension-provider-azure #2): a dependency in Failed state; cloud-provider-azure TestCreateOrUpdateLB fixture";
 
     // References and deletes.
     INVALID_RESOURCE_REFERENCE = "InvalidResourceReference", BAD_REQUEST, Verified, "cloud-provider-azure pkg/retry comments, terraform-provider-azurerm issue logs, AKS InvalidResourceReference troubleshooting article";

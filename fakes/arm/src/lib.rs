@@ -78,6 +78,11 @@
 //! Dynamic public IP has no `ipAddress` and no `ddosSettings` until an LB frontend or the NIC of a VM that is not
 //! deallocated uses it, and loses them when detached or deallocated (issue 9 item 7, observed; details and [infer]s in `resources/dynamic_public_ip.rs`).
 //!
+//! References to a resource not in Succeeded state: 429 `RetryableError` with a `ReferencedResourceNotProvisioned`
+//! detail while it is written or deleted, 400 `ReferencedResourceNotProvisioned` when an LB frontend or NIC ipconfig
+//! references a public IP whose last operation failed; nothing is stored (evidence and [infer]s in
+//! `not_provisioned.rs`).
+//!
 //! Load balancer writes: an LB PUT is validated as a whole new document, so a PUT that drops a rule together with the
 //! frontend and probe it used succeeds, while a frontend still used by a rule that stays is an
 //! `InvalidResourceReference` (issue 9 item 3, observed with a production CCM). Deleting a whole LB removes the NIC
@@ -103,6 +108,7 @@ mod etag;
 mod id;
 mod kinds;
 mod lro;
+mod not_provisioned;
 mod paging;
 mod providers;
 mod ref_index;

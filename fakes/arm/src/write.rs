@@ -10,6 +10,7 @@ use crate::etag::{self, Preconditions};
 use crate::id::{ArmPath, key_of};
 use crate::kinds::{self, Kind, KindId, Provider};
 use crate::lro::{OpKind, OpStatus, Operation, now_rfc3339, superseded};
+use crate::not_provisioned;
 use crate::references::{self, RefKind, in_use_error, owned_by};
 use crate::resources;
 use crate::store::{Entry, Store, embedded_children, find_child, not_found};
@@ -116,20 +117,6 @@ fn marked_for_deletion(kind: &Kind, name: &str, path: &ArmPath) -> ArmError {
         )
     };
     ArmError::new(error_codes::OPERATION_NOT_ALLOWED, msg)
-}
-
-/// NRP's 429 for a dependency that is not in Succeeded state.
-fn not_provisioned(target: &str, state: &str) -> ArmError {
-    ArmError::new(
-        error_codes::RETRYABLE_ERROR,
-        "A retryable error occurred.",
-    )
-    .with_details(vec![crate::error::ErrorDetail {
-        code: error_codes::REFERENCED_RESOURCE_NOT_PROVISIONED,
-        message: format!("Cannot proceed with operation because resource {target} used by resource is not in Succeeded state. Resource is in {state} state and the last operation that updated/is updating the resource is {state}Operation."),
-        target: None,
-    }])
-    .with_header("retry-after", "1")
 }
 
 /// The missing-reference error, also used for a reference to a resource in another region. Verified: 400 with
@@ -411,13 +398,15 @@ impl Store {
                         if !here.is_empty() && !e.location().is_empty() && e.location() != here {
                             return Err(invalid_reference(&r.to, &r.from));
                         }
-                        let state = e.provisioning_state();
-                        if state == "Deleting"
-                            || (state == "Updating"
-                                && kind.provider == Provider::Network
-                                && e.op.is_some())
-                        {
-                            return Err(not_provisioned(&r.to, state));
+                        // A dependency not in Succeeded state (the answers and their sources: `not_provisioned`).
+                        if let Some(err) = not_provisioned::check(
+                            self,
+                            r,
+                            &owner,
+                            id,
+                            kind.provider == Provider::Network,
+                        ) {
+                            return Err(err);
                         }
                     }
                 }

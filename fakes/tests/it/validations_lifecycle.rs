@@ -167,7 +167,7 @@ async fn references_to_resources_not_succeeded_are_retryable() {
             .as_str()
             .unwrap()
             .contains(&format!(
-                "resource {pip} used by resource is not in Succeeded state"
+                "resource {pip} used by resource {lb} is not in Succeeded state"
             )),
         "{error}"
     );
@@ -198,7 +198,7 @@ async fn references_to_resources_not_succeeded_are_retryable() {
         error["details"][0]["message"]
             .as_str()
             .unwrap()
-            .contains("Resource is in Deleting state"),
+            .contains("Resource is in Deleting state and the last operation that updated/is updating the resource is DeletePublicIpAddressOperation."),
         "{error}"
     );
     assert_eq!(s.get(&other).await.status, 404, "nothing created");

@@ -9,6 +9,7 @@ mod lro_details;
 mod model;
 mod network;
 mod network_defaults;
+mod not_provisioned;
 mod private_link_service;
 mod protocol;
 mod public_ip_allocation;
