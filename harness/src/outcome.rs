@@ -98,6 +98,9 @@ pub struct ScenarioOutcome {
     pub failure: Option<String>,
     /// Directory of this scenario's logs, snapshots and samples.
     pub artifacts: PathBuf,
+    /// Set when `expect` is the tested build's (a documented behaviour of that build): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_for_build: Option<String>,
 }
 
 impl ScenarioOutcome {
@@ -168,6 +171,7 @@ impl ScenarioOutcome {
             checks,
             failure: None,
             artifacts: PathBuf::new(),
+            expected_for_build: None,
         }
     }
 }

@@ -172,6 +172,7 @@ pub fn compare(
         checks,
         failure: None,
         artifacts: artifacts.to_path_buf(),
+        expected_for_build: None,
     })
 }
 

@@ -243,6 +243,7 @@ mod tests {
             checks: vec![],
             failure: None,
             artifacts: Default::default(),
+            expected_for_build: None,
         }
     }
 

@@ -39,12 +39,17 @@ pub fn summary_table(outcomes: &[ScenarioOutcome]) -> String {
             count(Verdict::Error),
             count(Verdict::Skipped),
             expect_text(o.expect),
-            if met { "met" } else { "NOT MET" }.to_owned(),
+            match (met, &o.expected_for_build) {
+                (true, None) => "met",
+                (true, Some(_)) => "met (build)",
+                (false, _) => "NOT MET",
+            }
+            .to_owned(),
             human(o.duration_ms),
-            if met {
-                String::new()
-            } else {
-                one_line(&o.explanation())
+            match (met, &o.expected_for_build) {
+                (true, None) => String::new(),
+                (true, Some(why)) => format!("as expected for this build: {}", one_line(why)),
+                (false, _) => one_line(&o.explanation()),
             },
         ]);
     }

@@ -132,6 +132,7 @@ pub async fn run_scenario(
         checks,
         failure,
         artifacts: dir.to_path_buf(),
+        expected_for_build: plan.expected_for_build.clone(),
     };
     let snapshots = [
         &collected.baseline,

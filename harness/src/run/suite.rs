@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// The cloud-node-manager build to test instead of ours (as --ccm-binary).
     #[arg(long, value_name = "PATH")]
     pub cnm_binary: Option<PathBuf>,
+    /// Per-build expectations to judge the scenarios by (default: the file of
+    /// `scenarios/expectations/` whose `match` fits the --ccm-binary, if any).
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
 }
 
 /// Two scenarios per core: a scenario's processes mostly wait (leases, polls, settle periods),
@@ -78,6 +82,16 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
     };
     let binaries =
         ManagerBinaries::validated(args.ccm_binary.as_deref(), args.cnm_binary.as_deref())?;
+    let mut plans = plans;
+    if let Some(build) = build_expectations(args, &binaries)? {
+        build.apply(&mut plans, &suite)?;
+        println!(
+            "judging by the expectations of {} ({}): {} scenario(s) differ for this build",
+            build.build,
+            build.path.display(),
+            build.scenarios.len()
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -90,6 +104,29 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
             .with_context(|| format!("writing the shard record in {}", args.artifacts.display()))?;
     }
     Ok(code)
+}
+
+/// The expectations file of the run: `--expectations`, else the one of
+/// [`crate::expectations::DIR`] (next to the scenarios) matching a given CCM binary.
+fn build_expectations(
+    args: &RunArgs,
+    binaries: &ManagerBinaries,
+) -> anyhow::Result<Option<crate::expectations::BuildExpectations>> {
+    use crate::expectations::{BuildExpectations, find};
+    if let Some(file) = &args.expectations {
+        return Ok(Some(BuildExpectations::load(file)?));
+    }
+    let Some(ccm) = &binaries.ccm else {
+        return Ok(None);
+    };
+    let root = match args.scenarios.first() {
+        Some(p) if p.is_dir() => p.clone(),
+        Some(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        None => PathBuf::from("scenarios"),
+    };
+    let dir = root.join("expectations");
+    let version = crate::switch::binaries::version_line(ccm);
+    Ok(find(&dir, ccm, version.as_deref())?)
 }
 
 /// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every

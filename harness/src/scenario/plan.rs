@@ -51,6 +51,9 @@ pub struct ScenarioPlan {
     pub checks: Vec<CheckPlan>,
     /// `pass` or the check that must fail.
     pub expect: Expect,
+    /// Set when `expect` is the tested build's, not the scenario's own: why, and where in the
+    /// build's source (see `crate::expectations`).
+    pub expected_for_build: Option<String>,
 }
 
 impl ScenarioPlan {
@@ -270,6 +273,7 @@ pub fn plan(s: &Scenario) -> ScenarioPlan {
             })
             .collect(),
         expect: s.expect,
+        expected_for_build: None,
     }
 }
 

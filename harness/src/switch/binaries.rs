@@ -105,8 +105,14 @@ impl ManagerBinaries {
     }
 }
 
-/// What `<path> --version` reports, or `None` when it does not run or answer in time (10 s).
+/// What `<path> --version` reports (its version word), or `None` when it does not answer.
 fn reported_version(path: &Path) -> Option<String> {
+    version_word(&version_line(path)?)
+}
+
+/// The first non-empty line `<path> --version` prints, or `None` when it does not run or answer
+/// in time (10 s).
+pub fn version_line(path: &Path) -> Option<String> {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let mut child = Command::new(path)
@@ -127,7 +133,9 @@ fn reported_version(path: &Path) -> Option<String> {
     }
     let mut out = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-    version_word(&out)
+    out.lines()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.trim().to_owned())
 }
 
 /// The version in a `--version` answer: the last word of its first non-empty line

@@ -49,6 +49,7 @@ fn outcome(name: &str, expect: Expect, checks: Vec<CheckResult>, root: &Path) ->
         checks,
         failure: None,
         artifacts: root.join(name),
+        expected_for_build: None,
     }
 }
 
