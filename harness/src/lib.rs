@@ -5,6 +5,7 @@ pub mod checks;
 pub mod cluster;
 pub mod compare;
 pub mod expectations;
+pub mod figures;
 pub mod intree;
 pub mod kube_controller_manager;
 pub mod outcome;

@@ -101,6 +101,9 @@ pub struct ScenarioOutcome {
     /// Set when `expect` is the tested build's (a documented behaviour of that build): why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_for_build: Option<String>,
+    /// What the run cost: managers' peak RSS and CPU, the out-of-tree managers' ARM calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<crate::figures::ScenarioFigures>,
 }
 
 impl ScenarioOutcome {
@@ -172,6 +175,7 @@ impl ScenarioOutcome {
             failure: None,
             artifacts: PathBuf::new(),
             expected_for_build: None,
+            figures: None,
         }
     }
 }

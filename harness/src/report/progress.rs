@@ -244,6 +244,7 @@ mod tests {
             failure: None,
             artifacts: Default::default(),
             expected_for_build: None,
+            figures: None,
         }
     }
 

@@ -133,6 +133,19 @@ pub async fn run_scenario(
         failure,
         artifacts: dir.to_path_buf(),
         expected_for_build: plan.expected_for_build.clone(),
+        figures: Some(crate::figures::figures(
+            &processes,
+            [
+                &collected.rollback,
+                &collected.final_,
+                &collected.switched,
+                &collected.baseline,
+            ]
+            .into_iter()
+            .find_map(|s| s.as_ref())
+            .map(|s| s.journal.as_slice())
+            .unwrap_or_default(),
+        )),
     };
     let snapshots = [
         &collected.baseline,
