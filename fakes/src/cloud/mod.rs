@@ -32,10 +32,10 @@ use crate::faults::FaultEngine;
 use crate::imds::{self, ImdsLimits, ImdsState};
 use crate::journal::Journal;
 use crate::metadata_endpoints::CloudKind;
+use crate::proxy::{Proxy, Tunnels};
 use crate::snapshot::{self, CloudSnapshot};
 use crate::throttle::ArmThrottle;
 use crate::topology::{self, CloudName, SeededCloud, SeededNode};
-use entra_proxy::EntraProxy;
 
 /// Tenant and subscription used when no topology is given.
 const EMPTY_CLOUD_ID: &str = "00000000-0000-0000-0000-000000000000";
@@ -57,7 +57,8 @@ pub struct FakeCloud {
     state_file: Option<PathBuf>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
-    proxy: Option<EntraProxy>,
+    proxy: Option<Proxy>,
+    tunnels: Tunnels,
 }
 
 impl std::fmt::Debug for FakeCloud {
@@ -193,6 +194,7 @@ impl FakeCloud {
             cloud_name,
             limits,
         );
+        let tunnels = entra_proxy::tunnels(&pki, entra.clone(), &faults, &journal)?;
         let admin_state = AdminState {
             arm: arm.clone(),
             entra: entra.clone(),
@@ -211,7 +213,7 @@ impl FakeCloud {
         };
         let proxy = match config.proxy_listen {
             Some(listen) => {
-                Some(EntraProxy::start(listen, &pki, entra.clone(), &faults, &journal).await?)
+                Some(entra_proxy::start_proxy(listen, tunnels.clone(), &journal).await?)
             }
             None => None,
         };
@@ -252,6 +254,7 @@ impl FakeCloud {
             stop,
             task,
             proxy,
+            tunnels,
         })
     }
 
@@ -290,7 +293,7 @@ impl FakeCloud {
 
     /// `http://host:port` of the CONNECT proxy (`HTTPS_PROXY` for MSAL clients), when started.
     pub fn proxy_url(&self) -> Option<String> {
-        self.proxy.as_ref().map(|p| p.proxy.url())
+        self.proxy.as_ref().map(Proxy::url)
     }
 
     /// Admin API base URL.
@@ -353,11 +356,13 @@ impl FakeCloud {
         snapshot::capture(&self.arm, &self.entra)
     }
 
-    /// Stops serving (open connections are cut), then writes the state file when configured.
+    /// Stops serving (open connections are cut; the proxy and the tunnel endpoint too), then
+    /// writes the state file when configured.
     pub async fn shutdown(self) -> Result<(), CloudError> {
         if let Some(proxy) = self.proxy {
             proxy.shutdown().await;
         }
+        self.tunnels.endpoint.shutdown().await;
         let _ = self.stop.send(true);
         let served = match self.task.await {
             Ok(result) => result.map_err(CloudError::Serve),
