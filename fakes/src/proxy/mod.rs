@@ -6,7 +6,7 @@
 //!   `HTTPS_PROXY=http://ADDR`, the proxy tunnels `CONNECT <entra host>:443` to the fake's Entra
 //!   endpoint (a TLS listener presenting a certificate for the Entra hosts, signed by the fake's CA,
 //!   serving the Entra routes only; see [`endpoint`] for when it starts).
-//! - **Per host** (`POST /admin/proxies`): production managers (the upstream Go
+//! - **Per host** (`POST /admin/proxies`, [`hosts`]): production managers (the upstream Go
 //!   cloud-node-manager, a Rust build on reqwest) read IMDS only at `http://169.254.169.254`, and
 //!   the harness runs every node's manager on one machine, so each process must see *its* node's
 //!   IMDS. The standard way is a proxy per node: `HTTP_PROXY=HTTPS_PROXY=http://127.0.0.1:PORT`
@@ -27,10 +27,12 @@
 
 mod decide;
 pub mod endpoint;
+pub mod hosts;
 mod service;
 
 pub use decide::IMDS_ADDRESS;
 pub use endpoint::{EndpointError, LazyEndpoint};
+pub use hosts::{HostProxies, HostProxy, HostProxyError, Started};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
