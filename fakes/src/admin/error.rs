@@ -26,6 +26,24 @@ impl AdminError {
         }
     }
 
+    /// 500 with `code`: the fake failed, not the request.
+    pub fn internal(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 503 with `code`: the fake is shutting down.
+    pub fn unavailable(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code,
+            message: message.into(),
+        }
+    }
+
     /// 404 with `code`.
     pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
         Self {

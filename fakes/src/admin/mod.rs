@@ -12,12 +12,15 @@
 //! | `/admin/state` | GET / PUT | whole-cloud snapshot as JSON / restore from one |
 //! | `/admin/state/save`, `/admin/state/load` | POST `{"path"}` | same, with a file on the fake's machine |
 //! | `/admin/compute/...` | see [`compute`] | add/delete VMs, scale scale sets, power states (needs a topology) |
+//! | `/admin/proxies` | GET / POST `{"host"}` | list, start (idempotent) per-host proxies (see [`proxies`]) |
+//! | `/admin/proxies/{host}` | DELETE | stop one |
 
 pub mod access;
 pub mod compute;
 mod error;
 mod faults;
 mod journal;
+pub mod proxies;
 mod state;
 mod throttle;
 
@@ -35,6 +38,7 @@ pub use error::AdminError;
 use crate::entra::Entra;
 use crate::faults::FaultEngine;
 use crate::journal::Journal;
+use crate::proxy::HostProxies;
 use crate::throttle::ArmThrottle;
 
 /// Everything the admin API reads or changes.
@@ -52,6 +56,8 @@ pub struct AdminState {
     pub throttle: Arc<ArmThrottle>,
     /// What `GET /admin/info` answers (nodes listed from current ARM state).
     pub info: Arc<InfoDocument>,
+    /// Per-host proxies (`/admin/proxies`).
+    pub proxies: Arc<HostProxies>,
 }
 
 /// Admin routes (paths already prefixed with `/admin`), loopback-only. `extra` (e.g. the compute
@@ -79,6 +85,8 @@ pub fn router(state: AdminState, extra: Router) -> Router {
         .route("/admin/state", get(state::get).put(state::put))
         .route("/admin/state/save", post(state::save))
         .route("/admin/state/load", post(state::load))
+        .route("/admin/proxies", get(proxies::list).post(proxies::start))
+        .route("/admin/proxies/{host}", delete(proxies::stop))
         .with_state(state)
         .merge(extra)
         .layer(axum::middleware::from_fn(access::loopback_only))

@@ -40,7 +40,8 @@ pub struct CloudConfig {
     /// Per-VM IMDS rate limits on (the real 5 req/s; turn off for load tests).
     pub imds_rate_limits: bool,
     /// Address of the HTTPS CONNECT proxy tunnelling the public Entra hosts to the fake
-    /// (`crate::proxy`); `None`: no proxy.
+    /// (`crate::proxy`); `None`: no such proxy (per-host proxies, which also tunnel, are started
+    /// through the admin API either way).
     pub proxy_listen: Option<SocketAddr>,
 }
 

@@ -1,7 +1,9 @@
 //! `FakeCloud`: one HTTPS listener serving the whole fake Azure cloud (ARM behind bearer auth,
 //! throttling, faults and the journal; Entra ID; per-VM IMDS; `/metadata/endpoints`; the admin API),
 //! seeded from a topology file or restored from a snapshot; optionally the CONNECT proxy that
-//! serves the public Entra hosts from the fake (`entra_proxy`).
+//! serves the public Entra hosts from the fake (`entra_proxy`); and the per-host proxies the admin
+//! API starts (`POST /admin/proxies`, [`crate::proxy::hosts`]), each answering
+//! `http://169.254.169.254` from one host's IMDS.
 
 mod config;
 mod entra_proxy;
@@ -32,10 +34,10 @@ use crate::faults::FaultEngine;
 use crate::imds::{self, ImdsLimits, ImdsState};
 use crate::journal::Journal;
 use crate::metadata_endpoints::CloudKind;
+use crate::proxy::{HostProxies, Proxy, Tunnels};
 use crate::snapshot::{self, CloudSnapshot};
 use crate::throttle::ArmThrottle;
 use crate::topology::{self, CloudName, SeededCloud, SeededNode};
-use entra_proxy::EntraProxy;
 
 /// Tenant and subscription used when no topology is given.
 const EMPTY_CLOUD_ID: &str = "00000000-0000-0000-0000-000000000000";
@@ -57,7 +59,9 @@ pub struct FakeCloud {
     state_file: Option<PathBuf>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
-    proxy: Option<EntraProxy>,
+    proxy: Option<Proxy>,
+    host_proxies: Arc<HostProxies>,
+    tunnels: Tunnels,
 }
 
 impl std::fmt::Debug for FakeCloud {
@@ -193,6 +197,13 @@ impl FakeCloud {
             cloud_name,
             limits,
         );
+        let imds_stack = router::imds_stack(imds::router(imds_state), &faults, &journal);
+        let tunnels = entra_proxy::tunnels(&pki, entra.clone(), &faults, &journal)?;
+        let host_proxies = Arc::new(HostProxies::new(
+            tunnels.clone(),
+            imds_stack.clone(),
+            journal.clone(),
+        ));
         let admin_state = AdminState {
             arm: arm.clone(),
             entra: entra.clone(),
@@ -200,6 +211,7 @@ impl FakeCloud {
             journal: journal.clone(),
             throttle: throttle.clone(),
             info: info.clone(),
+            proxies: host_proxies.clone(),
         };
         // Node churn needs the topology's defaults (group, VNet, subnet); without one it is not served.
         let compute_admin = match &seeded {
@@ -211,7 +223,7 @@ impl FakeCloud {
         };
         let proxy = match config.proxy_listen {
             Some(listen) => {
-                Some(EntraProxy::start(listen, &pki, entra.clone(), &faults, &journal).await?)
+                Some(entra_proxy::start_proxy(listen, tunnels.clone(), &journal).await?)
             }
             None => None,
         };
@@ -224,7 +236,7 @@ impl FakeCloud {
             journal: journal.clone(),
             region: location.clone(),
             cloud,
-            imds: imds::router(imds_state),
+            imds: imds_stack,
             admin: admin::router(admin_state, compute_admin),
         });
 
@@ -252,6 +264,8 @@ impl FakeCloud {
             stop,
             task,
             proxy,
+            host_proxies,
+            tunnels,
         })
     }
 
@@ -290,7 +304,12 @@ impl FakeCloud {
 
     /// `http://host:port` of the CONNECT proxy (`HTTPS_PROXY` for MSAL clients), when started.
     pub fn proxy_url(&self) -> Option<String> {
-        self.proxy.as_ref().map(|p| p.proxy.url())
+        self.proxy.as_ref().map(Proxy::url)
+    }
+
+    /// The per-host proxies (what `/admin/proxies` starts, lists and stops).
+    pub fn host_proxies(&self) -> &Arc<HostProxies> {
+        &self.host_proxies
     }
 
     /// Admin API base URL.
@@ -353,11 +372,14 @@ impl FakeCloud {
         snapshot::capture(&self.arm, &self.entra)
     }
 
-    /// Stops serving (open connections are cut), then writes the state file when configured.
+    /// Stops serving (open connections are cut; every proxy and the tunnel endpoint too), then
+    /// writes the state file when configured.
     pub async fn shutdown(self) -> Result<(), CloudError> {
         if let Some(proxy) = self.proxy {
             proxy.shutdown().await;
         }
+        self.host_proxies.shutdown().await;
+        self.tunnels.endpoint.shutdown().await;
         let _ = self.stop.send(true);
         let served = match self.task.await {
             Ok(result) => result.map_err(CloudError::Serve),

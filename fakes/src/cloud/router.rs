@@ -27,6 +27,7 @@ pub(crate) struct Parts {
     pub journal: Arc<Journal>,
     pub region: String,
     pub cloud: CloudKind,
+    /// The IMDS stack from [`imds_stack`] (shared with the per-host proxies).
     pub imds: Router,
     pub admin: Router,
 }
@@ -65,6 +66,16 @@ pub(crate) fn entra_only(
     )
 }
 
+/// Per-VM IMDS with its middleware (journal -> faults -> service): what `/imds/...` is served by on
+/// the main listener, and what the per-host proxies dispatch `http://169.254.169.254/...` into.
+pub(crate) fn imds_stack(
+    imds: Router,
+    engine: &Arc<FaultEngine>,
+    journal: &Arc<Journal>,
+) -> Router {
+    journaled(faulted(imds, engine, Surface::Imds), journal, Surface::Imds)
+}
+
 /// The complete router.
 pub(crate) fn build(parts: Parts) -> Router {
     let arm = faulted(parts.arm.router(), &parts.faults, Surface::Arm)
@@ -85,11 +96,7 @@ pub(crate) fn build(parts: Parts) -> Router {
             &parts.journal,
             Surface::Metadata,
         ))
-        .merge(journaled(
-            faulted(parts.imds, &parts.faults, Surface::Imds),
-            &parts.journal,
-            Surface::Imds,
-        ))
+        .merge(parts.imds)
         .merge(journaled(parts.admin, &parts.journal, Surface::Admin))
         .fallback_service(arm)
 }

@@ -97,11 +97,31 @@ pub fn vm_base_path(node_name: &str) -> String {
     format!("/imds/{node_name}")
 }
 
-/// Router serving every simulated VM's IMDS under `/imds/{nodeName}/metadata/...`.
+/// Router serving every simulated VM's IMDS under `/imds/{nodeName}/metadata/...`; any other path
+/// under `/imds/{nodeName}/` gets IMDS's 404 (what the real service answers outside `/metadata`), so
+/// a per-host proxy's `http://169.254.169.254/<anything>` and the direct route always agree.
 pub fn router(state: ImdsState) -> Router {
     Router::new()
         .route("/imds/{node}/metadata/{*path}", any(handle))
+        .route("/imds/{node}/", any(outside_metadata))
+        .route("/imds/{node}/{*path}", any(outside_metadata))
         .with_state(state)
+}
+
+/// A path outside `/metadata`: counted against the VM's budget like every request, then 404.
+async fn outside_metadata(
+    State(state): State<ImdsState>,
+    Path(params): Path<Vec<(String, String)>>,
+) -> Response {
+    let node = params
+        .iter()
+        .find(|(name, _)| name == "node")
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_default();
+    if !state.inner.limits.admit(node, false) {
+        return responses::too_many_requests(false);
+    }
+    responses::not_found()
 }
 
 /// Which IMDS category a path belongs to (they have separate rate limits and error styles).

@@ -19,7 +19,9 @@ pub enum Surface {
     Metadata,
     /// The fake's own admin API (except reads and clears of the journal itself).
     Admin,
-    /// The CONNECT proxy (`--proxy-listen`): one entry per CONNECT, tunnelled or refused.
+    /// The proxies (`--proxy-listen`, `/admin/proxies`): one entry per CONNECT (tunnelled or
+    /// refused) and per other refused request. IMDS requests through a per-host proxy are `Imds`
+    /// entries, the same as direct ones.
     Proxy,
 }
 

@@ -16,6 +16,7 @@ mod imds;
 mod journal;
 mod kube_apiserver_cli;
 mod metadata;
+mod node_proxy;
 mod proxy;
 mod service_faults;
 mod snapshot;
