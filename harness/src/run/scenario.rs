@@ -184,16 +184,9 @@ pub fn cluster_options(plan: &ScenarioPlan, dir: &Path) -> EmbeddedOptions {
     // Speed only: long-running operations end at their first poll, which the fake answers at
     // once (they still go through the async-operation protocol); otherwise each write of a
     // Service costs the CCM's 1 s + 2 s poll backoff.
-    // The CONNECT proxy serves the public Entra hosts to a CCM or CNM given by --ccm-binary or
-    // --cnm-binary (MSAL's instance discovery); ours never uses it.
-    EmbeddedOptions::new(topology, dir).fake_flags([
-        "--retry-after",
-        "0",
-        "--lro-polls",
-        "0",
-        "--proxy-listen",
-        "127.0.0.1:0",
-    ])
+    // Each manager gets the fake's proxy of its host (`POST /admin/proxies`, see
+    // `switch::process`): IMDS at 169.254.169.254 and the public Entra hosts.
+    EmbeddedOptions::new(topology, dir).fake_flags(["--retry-after", "0", "--lro-polls", "0"])
 }
 
 /// A broken-off run turns the checks that could not be evaluated into `Error` with the reason.

@@ -83,8 +83,9 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
     let binaries =
         ManagerBinaries::validated(args.ccm_binary.as_deref(), args.cnm_binary.as_deref())?;
     let mut plans = plans;
-    if let Some(build) = build_expectations(args, &binaries)? {
-        build.apply(&mut plans, &suite)?;
+    if let Some((build, mut known)) = build_expectations(args, &binaries)? {
+        known.extend(suite.iter().cloned());
+        build.apply(&mut plans, &known)?;
         println!(
             "judging by the expectations of {} ({}): {} scenario(s) differ for this build",
             build.build,
@@ -106,27 +107,37 @@ pub fn main(args: &RunArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// The expectations file of the run: `--expectations`, else the one of
-/// [`crate::expectations::DIR`] (next to the scenarios) matching a given CCM binary.
+/// The expectations file of the run (`--expectations`, else the one of `expectations/` next to
+/// the scenarios matching a given CCM binary) and the names of every scenario in the scenario
+/// directory (a file naming a scenario that does not exist there is refused).
 fn build_expectations(
     args: &RunArgs,
     binaries: &ManagerBinaries,
-) -> anyhow::Result<Option<crate::expectations::BuildExpectations>> {
+) -> anyhow::Result<Option<(crate::expectations::BuildExpectations, Vec<String>)>> {
     use crate::expectations::{BuildExpectations, find};
-    if let Some(file) = &args.expectations {
-        return Ok(Some(BuildExpectations::load(file)?));
-    }
-    let Some(ccm) = &binaries.ccm else {
-        return Ok(None);
-    };
     let root = match args.scenarios.first() {
         Some(p) if p.is_dir() => p.clone(),
         Some(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
         None => PathBuf::from("scenarios"),
     };
-    let dir = root.join("expectations");
-    let version = crate::switch::binaries::version_line(ccm);
-    Ok(find(&dir, ccm, version.as_deref())?)
+    let doc = match (&args.expectations, &binaries.ccm) {
+        (Some(file), _) => Some(BuildExpectations::load(file)?),
+        (None, Some(ccm)) => {
+            let version = crate::switch::binaries::version_line(ccm);
+            find(&root.join("expectations"), ccm, version.as_deref())?
+        }
+        (None, None) => None,
+    };
+    let Some(doc) = doc else { return Ok(None) };
+    let known = if root.is_dir() {
+        load(std::slice::from_ref(&root))?
+            .into_iter()
+            .map(|p| p.name)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Some((doc, known)))
 }
 
 /// Every scenario of `paths` (files, or directories whose `*.yaml` are scenarios), as plans; every

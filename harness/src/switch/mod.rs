@@ -96,6 +96,9 @@ struct State {
     /// Nodes whose kubelet is stopped (stopKubelet, VM deleted or powered off).
     stopped: BTreeSet<String>,
     stage: Stage,
+    /// A switch to out-of-tree is under way: a node joining now gets the external kubelet (the
+    /// node pool's template changed when the switch began), so it needs the cloud to initialise it.
+    switching: bool,
 }
 
 /// The managers and kubelets of one parity run on an embedded cluster. Every method takes
@@ -227,6 +230,7 @@ impl Deployment {
                 nodes,
                 stopped: BTreeSet::new(),
                 stage: Stage::InTree,
+                switching: false,
             }),
             cnm_gate: tokio::sync::Mutex::new(()),
         };
@@ -333,6 +337,12 @@ impl Deployment {
         self.state().stage = stage;
     }
 
+    /// Marks a switch under way (or over) under the kubelets' lock, as [`Self::enter_stage`].
+    async fn set_switching(&self, switching: bool) {
+        let _kubelets = self.kubelets.lock().await;
+        self.state().switching = switching;
+    }
+
     /// The command-line files the managers read.
     pub fn files(&self) -> &LocalFiles {
         &self.files
@@ -351,8 +361,10 @@ impl Deployment {
 
     /// The kubelet mode of the current stage.
     fn kubelet_mode(&self) -> Mode {
-        match self.stage() {
+        let state = self.state();
+        match state.stage {
             Stage::Switched => Mode::External,
+            Stage::InTree if state.switching => Mode::External,
             Stage::InTree | Stage::RolledBack => Mode::InTree,
         }
     }

@@ -37,11 +37,13 @@ impl Deployment {
             ));
         }
         self.record.mark(MarkKind::SwitchStarted);
+        self.set_switching(true).await;
         let result = match self.plan.switch.procedure {
             Procedure::Cold | Procedure::Rollback => self.cold().await,
             Procedure::Quiesce => self.quiesce().await,
             Procedure::LeaderMigration => self.leader_migration().await,
         };
+        self.set_switching(false).await;
         self.record.mark(MarkKind::SwitchEnded);
         result
     }
