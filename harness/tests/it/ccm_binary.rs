@@ -2,7 +2,9 @@
 //! given by path meets its expectation (so a given binary, run behind the fake's CONNECT proxy,
 //! behaves as ours), the run records which binaries it tested, and a stand-in build that ignores the
 //! migration Lease (as the upstream Azure CCM does) makes the same scenario fail `single-writer`.
-//! A path that cannot be run is refused before anything starts, naming the flag.
+//! A path that cannot be run is refused before anything starts, naming the flag. Our binaries
+//! with their output thrown away still meet scenario 05 (the harness reads no log to decide),
+//! and a cloud-node-manager that exits at start ends the scenario as an error naming it.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -112,6 +114,93 @@ fn a_ccm_ignoring_the_migration_lease_fails_single_writer_on_scenario_05() {
     assert!(
         !out.status.success(),
         "a positive scenario failing a check exits 1"
+    );
+}
+
+/// An executable script in `scratch` running `body` (POSIX sh).
+fn script(scratch: &Scratch, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = scratch.write(name, &format!("#!/bin/sh\n{body}\n"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+#[test]
+fn our_binaries_with_their_output_thrown_away_still_meet_scenario_05() {
+    let scratch = Scratch::new("ccm-binary-silent");
+    let artifacts = scratch.0.join("build");
+    let silent = |name: &str| {
+        let binary = ours(name);
+        script(
+            &scratch,
+            name,
+            &format!("exec {} \"$@\" >/dev/null 2>&1", binary.display()),
+        )
+    };
+    let (ccm, cnm) = (
+        silent("cloud-controller-manager"),
+        silent("cloud-node-manager"),
+    );
+    let out = run(
+        &artifacts,
+        &[
+            "--ccm-binary".as_ref(),
+            ccm.as_os_str(),
+            "--cnm-binary".as_ref(),
+            cnm.as_os_str(),
+        ],
+        &[],
+    );
+    let (stdout, stderr) = text(&out);
+    let all = outcomes(&artifacts);
+    assert_eq!(all.len(), 1, "{stdout}\n{stderr}");
+    let problems = unmet(&all[0]);
+    assert!(
+        problems.is_empty(),
+        "{}\n{stdout}\n{stderr}",
+        problems.join("\n")
+    );
+    let log = artifacts
+        .join("artifacts/scenarios/05-leader-migration/logs/cloud-controller-manager-0.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(text.trim().is_empty(), "the CCM printed nothing: {text}");
+}
+
+#[test]
+fn a_cloud_node_manager_exiting_at_start_is_an_error_naming_it() {
+    let scratch = Scratch::new("ccm-binary-cnm-exits");
+    let artifacts = scratch.0.join("build");
+    let cnm = script(
+        &scratch,
+        "cloud-node-manager",
+        "echo \"unknown flag: $1\" >&2; exit 2",
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_harness"));
+    let out = command
+        .current_dir(repo_root())
+        .args([
+            "run",
+            "scenarios/01-cold-switch-azure-cni.yaml",
+            "--plain",
+            "--artifacts",
+        ])
+        .arg(&artifacts)
+        .arg("--cnm-binary")
+        .arg(&cnm)
+        .output()
+        .expect("harness runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let all = outcomes(&artifacts);
+    assert_eq!(all.len(), 1, "{stdout}\n{stderr}");
+    let failure = all[0]["failure"].as_str().unwrap_or_default();
+    assert!(
+        failure.contains("cloud-node-manager-") && failure.contains("exit status: 2"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("unknown flag"),
+        "the log tail is quoted: {failure}"
     );
 }
 

@@ -20,3 +20,4 @@ mod switch;
 mod testgrid_cli;
 mod timeline;
 mod timeline_screenshot;
+mod upstream;

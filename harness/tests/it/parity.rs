@@ -16,6 +16,7 @@ const SHARDS: usize = 4;
 
 #[test]
 fn every_scenario_meets_its_expectation_and_each_negative_fails_for_its_check() {
+    let _suite = crate::run::whole_suite();
     let root = repo_root();
     let scratch = Scratch::new("parity");
     let shard_dirs: Vec<PathBuf> = (1..=SHARDS)

@@ -17,3 +17,12 @@ pub fn text(out: &Output) -> (String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Held by a test that runs the whole suite (several scenarios at once): two such runs side by
+/// side would put eight clusters on two cores and stretch every timing they measure.
+pub fn whole_suite() -> std::sync::MutexGuard<'static, ()> {
+    static SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SUITE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
