@@ -53,6 +53,8 @@ pub struct ManagedProcess {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_ms: Option<i64>,
     /// The host name it ran with; its leader-election identity is `<hostname>_<uuid>`.
+    /// Empty in artifacts written before host names were kept; it then matches no holder.
+    #[serde(default)]
     pub hostname: String,
     /// Its pid while it runs (not kept in artifacts).
     #[serde(skip)]
