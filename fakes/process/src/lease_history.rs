@@ -7,6 +7,7 @@ use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Api;
+use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 
 /// One observed version of the Lease's spec.
@@ -70,7 +71,9 @@ impl LeaseHistory {
         let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
         let name = name.to_owned();
         let task = tokio::spawn(async move {
-            let stream = watcher::watcher(api, config);
+            // With a backoff, a watch whose server has gone (after the test's teardown) waits
+            // between retries instead of spinning, so the task can be aborted.
+            let stream = watcher::watcher(api, config).default_backoff();
             futures::pin_mut!(stream);
             while let Some(event) = stream.next().await {
                 let lease = match event {
