@@ -173,6 +173,7 @@ pub fn compare(
         failure: None,
         artifacts: artifacts.to_path_buf(),
         expected_for_build: None,
+        may_fail: Vec::new(),
         figures: None,
     })
 }

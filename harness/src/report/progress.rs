@@ -244,6 +244,7 @@ mod tests {
             failure: None,
             artifacts: Default::default(),
             expected_for_build: None,
+            may_fail: Vec::new(),
             figures: None,
         }
     }

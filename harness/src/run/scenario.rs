@@ -133,6 +133,7 @@ pub async fn run_scenario(
         failure,
         artifacts: dir.to_path_buf(),
         expected_for_build: plan.expected_for_build.clone(),
+        may_fail: plan.may_fail.clone(),
         figures: Some(crate::figures::figures(
             &processes,
             [

@@ -54,6 +54,9 @@ pub struct ScenarioPlan {
     /// Set when `expect` is the tested build's, not the scenario's own: why, and where in the
     /// build's source (see `crate::expectations`).
     pub expected_for_build: Option<String>,
+    /// Checks the tested build may fail without missing its expectation (its timing decides).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub may_fail: Vec<CheckName>,
 }
 
 impl ScenarioPlan {
@@ -274,6 +277,7 @@ pub fn plan(s: &Scenario) -> ScenarioPlan {
             .collect(),
         expect: s.expect,
         expected_for_build: None,
+        may_fail: Vec::new(),
     }
 }
 

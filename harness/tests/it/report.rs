@@ -50,6 +50,7 @@ fn outcome(name: &str, expect: Expect, checks: Vec<CheckResult>, root: &Path) ->
         failure: None,
         artifacts: root.join(name),
         expected_for_build: None,
+        may_fail: Vec::new(),
         figures: None,
     }
 }

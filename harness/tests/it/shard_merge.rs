@@ -68,6 +68,7 @@ fn outcome(name: &str, started_ms: i64, verdict: Verdict, root: &Path) -> Scenar
         failure: None,
         artifacts: harness::run::scenario::scenario_dir(root, name),
         expected_for_build: None,
+        may_fail: Vec::new(),
         figures: None,
     }
 }
