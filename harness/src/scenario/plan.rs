@@ -422,6 +422,16 @@ fn actions(spec: &ScenarioSpec, phase: Phase) -> Vec<Action> {
             name: s.name.clone(),
         });
     }
+    // Process faults before the node churn, so a manager can restart as nodes join (churn and
+    // then a fault is churn one phase earlier).
+    if let Some(f) = faults {
+        out.extend(
+            f.processes
+                .iter()
+                .filter(|p| p.phase == phase)
+                .map(|p| Action::Process(p.clone())),
+        );
+    }
     for c in spec
         .workload
         .node_churn
@@ -430,14 +440,6 @@ fn actions(spec: &ScenarioSpec, phase: Phase) -> Vec<Action> {
         .filter(|c| c.phase == phase)
     {
         out.extend(churn(c));
-    }
-    if let Some(f) = faults {
-        out.extend(
-            f.processes
-                .iter()
-                .filter(|p| p.phase == phase)
-                .map(|p| Action::Process(p.clone())),
-        );
     }
     if fault_rules.is_some() {
         out.push(Action::ClearFaults);

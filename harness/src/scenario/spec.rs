@@ -436,7 +436,7 @@ pub struct ProcessFault {
     pub phase: Phase,
     /// What happens.
     pub action: ProcessAction,
-    /// Delay after the phase starts (default 0s).
+    /// Delay before it, after the phase's Service actions and earlier process faults (default 0s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<Duration>,
 }
@@ -449,6 +449,9 @@ pub enum ProcessAction {
     KillCloudControllerManager,
     /// SIGKILL one cloud-node-manager; the supervisor restarts it.
     KillCloudNodeManager,
+    /// SIGKILL the kube-controller-manager leader (a crash, or an upgrade's Pod replacement);
+    /// the supervisor restarts it with a new identity, which waits for the old Lease to expire.
+    KillKubeControllerManager,
     /// Stop the embedded API server and start it again on the same port and state.
     RestartKubeApiserver,
 }

@@ -431,6 +431,39 @@ fn process_faults_hit_a_running_process() {
     let p = only_problem(&text);
     assert_eq!(p.field, "faults.processes[0].phase");
     assert!(p.message.contains("accepted: during, after"));
+    // The switch procedure restarts the KCM itself while it runs.
+    let text = format!(
+        "{BASE}faults:\n  processes:\n    - {{phase: during, action: kill-kube-controller-manager}}\n"
+    );
+    let p = only_problem(&text);
+    assert_eq!(p.field, "faults.processes[0].phase");
+    assert!(
+        p.message.contains("accepted: before, after"),
+        "{}",
+        p.message
+    );
+}
+
+#[test]
+fn a_phase_disrupts_its_managers_before_its_node_churn() {
+    let text = format!(
+        "{BASE}workload:\n  nodeChurn:\n    - phase: after\n      addVm: {{name: extra}}\n\
+         faults:\n  processes:\n    - {{phase: after, action: kill-kube-controller-manager}}\n"
+    );
+    let plan = plan(&load_text(&text).unwrap());
+    let after = plan
+        .phases
+        .iter()
+        .find(|p| p.phase == Phase::After)
+        .unwrap();
+    assert!(
+        matches!(
+            after.actions.as_slice(),
+            [Action::Process(_), Action::AddVm(_)]
+        ),
+        "{:?}",
+        after.actions
+    );
 }
 
 #[test]

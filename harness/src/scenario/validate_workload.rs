@@ -195,7 +195,10 @@ pub(crate) fn faults(p: &mut Problems, faults: &Spanned<FaultsSpec>, node_init: 
                 p.at(faults, format!("{at}.phase"), "the out-of-tree managers do not run before the switch (accepted: during, after)");
             }
             ProcessAction::KillCloudNodeManager if node_init != NodeInit::CloudNodeManager => {
-                p.at(faults, format!("{at}.action"), "no cloud-node-manager runs with switch.nodeInit cloud-controller-manager (accepted: kill-cloud-controller-manager, restart-kube-apiserver)");
+                p.at(faults, format!("{at}.action"), "no cloud-node-manager runs with switch.nodeInit cloud-controller-manager (accepted: kill-cloud-controller-manager, kill-kube-controller-manager, restart-kube-apiserver)");
+            }
+            ProcessAction::KillKubeControllerManager if proc_fault.phase == Phase::During => {
+                p.at(faults, format!("{at}.phase"), "the switch procedure itself stops and restarts the kube-controller-manager during the switch (accepted: before, after)");
             }
             _ => {}
         }

@@ -37,7 +37,8 @@ impl ProcessFaults {
     /// Injects `action`: `kill-cloud-controller-manager` SIGKILLs the CCM replica holding Lease
     /// `cloud-controller-manager` (the first replica when none holds it; waits for a replica to
     /// run when the switch has not started one yet) and starts it again after
-    /// [`RESTART_DELAY`]; `kill-cloud-node-manager` does the same to the first CNM;
+    /// [`RESTART_DELAY`]; `kill-kube-controller-manager` does the same to the KCM holding Lease
+    /// `kube-controller-manager`; `kill-cloud-node-manager` does the same to the first CNM;
     /// `restart-kube-apiserver` restarts the API server (same port, same objects).
     pub async fn inject(
         &self,
@@ -46,19 +47,21 @@ impl ProcessFaults {
     ) -> Result<(), SwitchError> {
         match action {
             ProcessAction::KillCloudControllerManager => {
-                let names = self
-                    .wait_running(ManagerKind::CloudControllerManager)
+                let victim = self
+                    .leader(
+                        ManagerKind::CloudControllerManager,
+                        leases::CLOUD_CONTROLLER_MANAGER,
+                    )
                     .await?;
-                let holder = wait::lease_holder(&self.client, leases::CLOUD_CONTROLLER_MANAGER)
-                    .await
-                    .ok()
-                    .flatten();
-                let victim = names
-                    .iter()
-                    .find(|n| holder.as_deref().is_some_and(|h| self.launcher.holds(n, h)))
-                    .or_else(|| names.first())
-                    .cloned()
-                    .ok_or_else(|| SwitchError::State("no CCM runs".into()))?;
+                self.kill_and_restart(&victim).await
+            }
+            ProcessAction::KillKubeControllerManager => {
+                let victim = self
+                    .leader(
+                        ManagerKind::KubeControllerManager,
+                        leases::KUBE_CONTROLLER_MANAGER,
+                    )
+                    .await?;
                 self.kill_and_restart(&victim).await
             }
             ProcessAction::KillCloudNodeManager => {
@@ -75,6 +78,19 @@ impl ProcessFaults {
                 Ok(())
             }
         }
+    }
+
+    /// The running manager of `kind` holding Lease `lease` (the first when none holds it),
+    /// waiting until one runs.
+    async fn leader(&self, kind: ManagerKind, lease: &str) -> Result<String, SwitchError> {
+        let names = self.wait_running(kind).await?;
+        let holder = wait::lease_holder(&self.client, lease).await.ok().flatten();
+        names
+            .iter()
+            .find(|n| holder.as_deref().is_some_and(|h| self.launcher.holds(n, h)))
+            .or_else(|| names.first())
+            .cloned()
+            .ok_or_else(|| SwitchError::State(format!("no {kind:?} runs")))
     }
 
     /// The running managers of `kind`, waiting until there is one.
