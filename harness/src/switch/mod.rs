@@ -60,7 +60,7 @@ pub mod process;
 pub mod wait;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use error::SwitchError;
 pub use procedures::ROLLING_STEP;
@@ -115,8 +115,8 @@ pub struct Deployment {
     record: RunRecord,
     version: KubeVersion,
     state: Mutex<State>,
-    /// Serialises CNM starts.
-    cnm_gate: tokio::sync::Mutex<()>,
+    /// One lock per node, so its CNM starts once while CNMs of different nodes start at once.
+    cnm_gates: Mutex<BTreeMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl std::fmt::Debug for Deployment {
@@ -232,7 +232,7 @@ impl Deployment {
                 stage: Stage::InTree,
                 switching: false,
             }),
-            cnm_gate: tokio::sync::Mutex::new(()),
+            cnm_gates: Mutex::new(BTreeMap::new()),
         };
         match deployment.bring_up_in_tree(powered_off).await {
             Ok(()) => Ok(deployment),
@@ -537,7 +537,14 @@ impl Deployment {
 
     /// Starts `node`'s CNM unless it runs (the switch and `add_node` may both want it).
     async fn ensure_cnm(&self, node: &str) -> Result<(), SwitchError> {
-        let _gate = self.cnm_gate.lock().await;
+        let gate = Arc::clone(
+            self.cnm_gates
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(node.to_owned())
+                .or_default(),
+        );
+        let _gate = gate.lock().await;
         if self.launcher.launch(&cnm_name(node)).is_some() {
             return Ok(());
         }

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use ccm_names::leases;
+use futures::{StreamExt, TryStreamExt};
 
 use super::error::SwitchError;
 use super::flags::{self, KcmRole};
@@ -13,6 +14,13 @@ use crate::intree::kubelet::{Mode, NodeIp};
 use crate::record::MarkKind;
 use crate::roster::ManagerKind;
 use crate::scenario::{NodeInit, Procedure, ScenarioPlan};
+
+/// CNMs started at once in a switch (a DaemonSet's rollout starts its Pods in parallel; the
+/// bound keeps a 2-core machine responsive while Go binaries start).
+const CNM_STARTS: usize = 8;
+
+/// `--leader-elect-retry-period` when a command line does not set it (component-base's).
+const DEFAULT_RETRY_PERIOD: Duration = Duration::from_secs(2);
 
 /// How long a step of a rolling replacement lasts once its new replica is up (the CCM holds its
 /// Lease) before the next old replica goes: a real control plane rolls one node in minutes
@@ -158,25 +166,60 @@ impl Deployment {
         }
         self.finish().await?;
         if flags::ccm_migrates(&self.plan) {
-            let waited = self.wait_ccm_lease(leases::LEADER_MIGRATION).await;
-            if let Err(error) = waited {
-                if !self
-                    .launcher
-                    .binary_given(ManagerKind::CloudControllerManager)
-                {
-                    return Err(error);
+            if self
+                .launcher
+                .binary_given(ManagerKind::CloudControllerManager)
+            {
+                self.given_ccm_migrates().await?;
+            } else {
+                self.wait_ccm_lease(leases::LEADER_MIGRATION).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until a given CCM build (e.g. the upstream CCM) holds the migration Lease, or
+    /// shows that it ignores it: the Lease stays free for five of its retry periods after
+    /// the KCMs' last term. Such a build runs its loops under its own Lease, and
+    /// `single-writer` judges the rollout that way.
+    async fn given_ccm_migrates(&self) -> Result<(), SwitchError> {
+        let lease = leases::LEADER_MIGRATION;
+        let retry = self
+            .launcher
+            .launch(&ccm_name(0))
+            .and_then(|l| {
+                l.args.iter().rev().find_map(|a| {
+                    let v = a.strip_prefix("--leader-elect-retry-period=")?;
+                    azure_ccm::go_duration::parse(v).ok()
+                })
+            })
+            .unwrap_or(DEFAULT_RETRY_PERIOD);
+        let since = crate::record::now_ms();
+        let alive = || {
+            let names = self.launcher.running(ManagerKind::CloudControllerManager);
+            self.launcher.check_alive(&names)
+        };
+        let outcome = wait::until(
+            &format!(
+                "a cloud-controller-manager replica holding Lease {lease}, or leaving it free"
+            ),
+            wait::DEADLINE,
+            alive,
+            || async {
+                let names = self.launcher.running(ManagerKind::CloudControllerManager);
+                let hosts = self.launcher.hosts(&names);
+                if hosts.is_empty() {
+                    return Err("no cloud-controller-manager replica runs".to_owned());
                 }
-                // A given build (e.g. the upstream CCM) that never takes the migration Lease
-                // once the KCMs left it ignores it: it runs its loops under its own Lease, and
-                // `single-writer` judges the rollout that way.
-                tracing::warn!(%error, "the given cloud-controller-manager ignores the migration Lease");
-                for name in self.launcher.running(ManagerKind::CloudControllerManager) {
-                    self.launcher.reassign_lease(
-                        &name,
-                        leases::LEADER_MIGRATION,
-                        leases::CLOUD_CONTROLLER_MANAGER,
-                    );
-                }
+                wait::held_or_abandoned(&self.client, lease, &hosts, retry * 5, since).await
+            },
+        )
+        .await?;
+        if let wait::Campaign::Abandoned(why) = outcome {
+            tracing::warn!(%why, "the given cloud-controller-manager ignores the migration Lease");
+            for name in self.launcher.running(ManagerKind::CloudControllerManager) {
+                self.launcher
+                    .reassign_lease(&name, lease, leases::CLOUD_CONTROLLER_MANAGER);
             }
         }
         Ok(())
@@ -186,11 +229,24 @@ impl Deployment {
     async fn finish(&self) -> Result<(), SwitchError> {
         self.enter_stage(Stage::Switched).await;
         if self.plan.switch.node_init == NodeInit::CloudNodeManager {
-            // One at a time from the live list, so a node added meanwhile gets its CNM too.
+            // As a DaemonSet rolls out: several at a time, then again from the live list until
+            // no node is left without one, so a node added meanwhile gets its CNM too.
             let mut handled = BTreeSet::new();
-            while let Some(node) = self.live_nodes().into_iter().find(|n| !handled.contains(n)) {
-                handled.insert(node.clone());
-                self.ensure_cnm(&node).await?;
+            loop {
+                let batch: Vec<String> = self
+                    .live_nodes()
+                    .into_iter()
+                    .filter(|n| !handled.contains(n))
+                    .collect();
+                if batch.is_empty() {
+                    break;
+                }
+                handled.extend(batch.iter().cloned());
+                let starts: Vec<_> = batch.iter().map(|node| self.ensure_cnm(node)).collect();
+                futures::stream::iter(starts)
+                    .buffer_unordered(CNM_STARTS)
+                    .try_collect::<Vec<()>>()
+                    .await?;
             }
         }
         self.flip_kubelets(Mode::External).await?;

@@ -145,3 +145,64 @@ pub async fn held_by(
         None => Err(format!("Lease {name} not held")),
     }
 }
+
+/// What became of a Lease some candidates should campaign for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Campaign {
+    /// One of them holds it: the holder identity.
+    Held(String),
+    /// Nobody's term has run for the grace period and none of them took it: why, in words.
+    Abandoned(String),
+}
+
+/// `Ok(Some(Held))` once one of `candidates` holds Lease `name` (as [`held_by`]);
+/// `Ok(Some(Abandoned))` once the last term on it (renewal + `leaseDurationSeconds`, or the wait's
+/// start `since_ms` for a Lease without one) ended `grace` ago and none of them holds it: a
+/// candidate campaigning every retry period would have taken it by then.
+pub async fn held_or_abandoned(
+    client: &kube::Client,
+    name: &str,
+    candidates: &[Candidate],
+    grace: Duration,
+    since_ms: i64,
+) -> Result<Option<Campaign>, String> {
+    match held_by(client, name, candidates).await {
+        Ok(Some(holder)) => return Ok(Some(Campaign::Held(holder))),
+        Ok(None) => return Ok(None),
+        Err(_) => {}
+    }
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ccm_names::leases::NAMESPACE);
+    let spec = leases
+        .get_opt(name)
+        .await
+        .map_err(|e| format!("reading Lease {name}: {e}"))?
+        .and_then(|l| l.spec);
+    let term_end = spec
+        .as_ref()
+        .and_then(|s| {
+            let renew = s.renew_time.as_ref()?.0.as_millisecond();
+            Some(renew + i64::from(s.lease_duration_seconds?) * 1000)
+        })
+        .unwrap_or(since_ms)
+        .max(since_ms);
+    let grace_ms = i64::try_from(grace.as_millis()).unwrap_or(i64::MAX);
+    let now = crate::record::now_ms();
+    if now - term_end < grace_ms {
+        return Err(format!(
+            "Lease {name} not taken yet; its last term ends {} ms before now",
+            now - term_end
+        ));
+    }
+    let holder = spec
+        .and_then(|s| s.holder_identity)
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "nobody".to_owned());
+    Ok(Some(Campaign::Abandoned(format!(
+        "Lease {name} (last held by {holder}) free for {} ms, and none of {:?} took it",
+        now - term_end,
+        candidates
+            .iter()
+            .map(|c| c.host.as_str())
+            .collect::<Vec<_>>()
+    ))))
+}

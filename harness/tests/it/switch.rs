@@ -5,7 +5,7 @@
 //! restarts with its objects; the rollback gives the loops back to the KCM and the kubelets go
 //! in-tree again. Quiesce and Leader Migration are checked for their Lease facts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use harness::cluster::{ClusterProvider, EmbeddedCluster, EmbeddedOptions, TopologySource};
@@ -145,11 +145,12 @@ async fn cold_switch_faults_and_rollback_keep_every_node() {
             .cloud_loops
             .is_empty()
     );
-    let cnms: Vec<String> = running(&roster, ManagerKind::CloudNodeManager)
+    // Started several at a time, as a DaemonSet rolls out: in no particular order.
+    let cnms: BTreeSet<String> = running(&roster, ManagerKind::CloudNodeManager)
         .into_iter()
         .map(|p| p.name)
         .collect();
-    let expected: Vec<String> = cluster
+    let expected: BTreeSet<String> = cluster
         .nodes()
         .iter()
         .map(|n| format!("cloud-node-manager-{}", n.name))
