@@ -460,7 +460,11 @@ async fn the_real_ccm_initialises_external_nodes() {
             &[&ccm],
             || async {
                 let node = nodes.get(name).await.ok()?;
-                (taint_keys(&node).is_empty() && provider_id(&node).is_some()).then_some(node)
+                // Addresses follow the taint removal in a second (status) write.
+                (taint_keys(&node).is_empty()
+                    && provider_id(&node).is_some()
+                    && !addresses(&node).is_empty())
+                .then_some(node)
             },
         )
         .await;
