@@ -1,12 +1,15 @@
 //! `harness report`: the offline TestGrid page of build directories (the `testgrid` crate draws
 //! it), and with `--merge`, first the shards of one run merged into one build directory, which
-//! the page then shows as a single column.
+//! the page then shows as a single column; with `--compare`, two build directories side by side
+//! instead (`build_compare`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use super::merge::merge_shards;
+use super::BINARIES_FILE;
+use super::build_compare::compare_builds;
+use super::merge::{merge_shards, read_outcomes};
 
 /// Flags of `harness report`.
 #[derive(Debug, clap::Args)]
@@ -16,6 +19,10 @@ pub struct ReportCommand {
     /// --merge S2 ... --out FILE`).
     #[arg(long = "merge", value_name = "SHARD_DIR")]
     pub merge: Vec<PathBuf>,
+    /// Compare the two build DIRs given (e.g. our CCM's run and the upstream CCM's) scenario by
+    /// scenario and check by check, differences first: a table on stdout and the page at --out.
+    #[arg(long, conflicts_with = "merge")]
+    pub compare: bool,
     /// The page's flags.
     #[command(flatten)]
     pub report: testgrid::cli::ReportArgs,
@@ -23,6 +30,9 @@ pub struct ReportCommand {
 
 /// Runs `harness report`.
 pub fn run_report(args: &ReportCommand) -> anyhow::Result<()> {
+    if args.compare {
+        return run_compare(&args.report.dirs, &args.report.out);
+    }
     if !args.merge.is_empty() {
         let [out] = args.report.dirs.as_slice() else {
             bail!(
@@ -46,4 +56,48 @@ pub fn run_report(args: &ReportCommand) -> anyhow::Result<()> {
         );
     }
     testgrid::cli::run_report(&args.report).map_err(anyhow::Error::from_boxed)
+}
+
+/// `--compare A B`: reads both builds' outcomes, prints the comparison and writes its page.
+fn run_compare(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
+    let [a, b] = dirs else {
+        bail!(
+            "--compare: give exactly two build DIRs (got {}), e.g. `harness report ours upstream \
+             --compare --out compare.html`",
+            dirs.len()
+        );
+    };
+    let read = |dir: &PathBuf| -> anyhow::Result<(String, Vec<crate::outcome::ScenarioOutcome>)> {
+        let outcomes = read_outcomes(dir).with_context(|| format!("reading {}", dir.display()))?;
+        if outcomes.is_empty() {
+            bail!(
+                "{}: no artifacts/scenarios/*/outcome.json (not a `harness run` build directory)",
+                dir.display()
+            );
+        }
+        Ok((build_label(dir), outcomes))
+    };
+    let ((label_a, a), (label_b, b)) = (read(a)?, read(b)?);
+    let comparison = compare_builds((&label_a, &a), (&label_b, &b));
+    std::fs::write(out, comparison.html()).with_context(|| format!("writing {}", out.display()))?;
+    print!("{}", comparison.text());
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// The directory and, when the build recorded them, the CCM binary and version it tested.
+fn build_label(dir: &Path) -> String {
+    let ccm = std::fs::read_to_string(dir.join("artifacts").join(BINARIES_FILE))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| {
+            let ccm = v.get("cloud-controller-manager")?;
+            let path = ccm.get("path")?.as_str()?.to_owned();
+            let version = ccm.get("version").and_then(|v| v.as_str()).unwrap_or("?");
+            Some(format!("{path} {version}"))
+        });
+    match ccm {
+        Some(ccm) => format!("{} (CCM {ccm})", dir.display()),
+        None => dir.display().to_string(),
+    }
 }

@@ -65,8 +65,9 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, MergeErro
     serde_json::from_str(&text).map_err(|e| error(e.to_string()))
 }
 
-fn read_shard(dir: &Path) -> Result<ShardBuild, MergeError> {
-    let record: ShardRecord = read_json(&dir.join(SHARD_FILE))?;
+/// The outcomes of a build directory's scenarios (`artifacts/scenarios/*/outcome.json`), by
+/// directory name.
+pub(super) fn read_outcomes(dir: &Path) -> Result<Vec<ScenarioOutcome>, MergeError> {
     let scenarios = dir.join("artifacts").join("scenarios");
     let mut outcomes = Vec::new();
     if scenarios.is_dir() {
@@ -83,6 +84,12 @@ fn read_shard(dir: &Path) -> Result<ShardBuild, MergeError> {
             outcomes.push(read_json(&path)?);
         }
     }
+    Ok(outcomes)
+}
+
+fn read_shard(dir: &Path) -> Result<ShardBuild, MergeError> {
+    let record: ShardRecord = read_json(&dir.join(SHARD_FILE))?;
+    let outcomes = read_outcomes(dir)?;
     Ok(ShardBuild {
         dir: dir.to_path_buf(),
         record,

@@ -32,6 +32,7 @@
 //!   TestGrid only reads `finished.json`'s (testgrid.md §1.3 calls the started one deprecated), so the
 //!   keys are written to both.
 
+mod build_compare;
 mod command;
 mod duration;
 mod html;

@@ -1,6 +1,7 @@
 //! `harness run --shard` and `harness report OUT --merge ...` without running scenarios: the
 //! flag's validation through the real binary, the shipped suite split into four shards, and
-//! synthetic shard builds merged into one build equal to the unsharded one.
+//! synthetic shard builds merged into one build equal to the unsharded one, and two builds
+//! compared side by side (`harness report A B --compare`).
 
 use std::path::{Path, PathBuf};
 
@@ -217,4 +218,83 @@ fn merged_shards_equal_the_unsharded_build_and_incomplete_shards_are_refused() {
     assert!(err.to_string().contains("shard 1/2 given 2 times"), "{err}");
     let err = merge_shards(&s1, &[s1.clone(), s2]).expect_err("into a shard");
     assert!(err.to_string().contains("is one of the shards"), "{err}");
+}
+
+#[test]
+fn two_builds_compared_through_the_binary_list_the_differing_scenario_first() {
+    let scratch = Scratch::new("compare");
+    let suite = ["01-a", "02-b"];
+    let (a, b) = (scratch.0.join("a"), scratch.0.join("b"));
+    let whole = Shard { index: 1, count: 1 };
+    shard_build(
+        &a,
+        whole,
+        &suite,
+        &[
+            outcome("01-a", START_MS, Verdict::Pass, &a),
+            outcome("02-b", START_MS + 10_000, Verdict::Pass, &a),
+        ],
+        START_MS,
+    );
+    shard_build(
+        &b,
+        whole,
+        &suite,
+        &[
+            outcome("01-a", START_MS, Verdict::Pass, &b),
+            outcome("02-b", START_MS + 10_000, Verdict::Fail, &b),
+        ],
+        START_MS,
+    );
+    let page = scratch.0.join("compare.html");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let out = harness(&[
+        "report",
+        &path(&a),
+        &path(&b),
+        "--compare",
+        "--out",
+        &path(&page),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[2].starts_with("≠ 02-b"), "{stdout}");
+    assert!(
+        lines[3].contains("node-uid-stable: A pass / B FAIL"),
+        "{stdout}"
+    );
+    assert!(lines[4].starts_with("  01-a"), "{stdout}");
+    assert!(
+        stdout.contains("A met 2, B met 1 of 2 scenario(s); 1 differ"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&page).expect("page written");
+    assert!(html.contains("<tbody class=\"differs\">"), "{html}");
+
+    // Not two directories, or one that is not a build: refused, nothing written.
+    let out = harness(&["report", &path(&a), "--compare", "--out", &path(&page)]);
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("give exactly two build DIRs (got 1)"));
+    let empty = scratch.0.join("empty");
+    std::fs::create_dir_all(&empty).expect("dir");
+    let other = scratch.0.join("other.html");
+    let out = harness(&[
+        "report",
+        &path(&a),
+        &path(&empty),
+        "--compare",
+        "--out",
+        &path(&other),
+    ]);
+    let (_, err) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!(
+            "{}: no artifacts/scenarios/*/outcome.json",
+            empty.display()
+        )),
+        "{err}"
+    );
+    assert!(!other.exists());
 }
