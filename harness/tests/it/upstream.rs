@@ -17,8 +17,6 @@ fn upstream(name: &str) -> Option<PathBuf> {
 }
 
 #[test]
-#[ignore = "not yet green: 09-node-churn fails arm-call-budget with the upstream CCM (30 calls per \
-            Service in the switch window), not yet explained from upstream's source; issue 24"]
 fn the_upstream_ccm_meets_the_suite_as_expected_for_its_build() {
     let (Some(ccm), Some(cnm)) = (
         upstream("cloud-controller-manager"),
