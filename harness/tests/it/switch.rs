@@ -434,8 +434,6 @@ async fn leader_migration_hands_the_migration_lease_from_a_kcm_to_a_ccm() {
 /// CCM took its Lease, so the runner's sampler can see both running them (before the fix, the
 /// leader was replaced within milliseconds of the CCM's start and no sample caught the overlap).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "to re-measure: with readiness on /healthz the CCM of 06 takes its Lease later \
-            relative to the KCM's stop; issue 24"]
 async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step() {
     for (file, leader_lease) in [
         ("04-ha-no-quiesce.yaml", KCM_LEASE),
@@ -468,7 +466,8 @@ async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step
             .unwrap_or_else(|| panic!("{file}: the CCM never held its Lease"))
             .acquired
             .as_millisecond();
-        // The in-tree KCM process that held the loops' Lease last before the CCM took its own.
+        // The in-tree KCM process that held the loops' Lease last before the CCM took its own
+        // (processes of one host share its identity: the one running at that time).
         let all = roster.processes();
         let in_tree_leader = leader_tenures
             .iter()
@@ -479,6 +478,7 @@ async fn p2_procedures_overlap_the_in_tree_leader_and_the_ccm_for_a_rolling_step
                     p.kind == ManagerKind::KubeControllerManager
                         && !p.cloud_loops.is_empty()
                         && p.holds(&t.holder)
+                        && p.alive_at(ccm_acquired)
                 })
             })
             .unwrap_or_else(|| panic!("{file}: no in-tree leader: {leader_tenures:#?} {all:#?}"));
