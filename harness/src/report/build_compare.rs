@@ -97,15 +97,15 @@ pub fn compare_builds(
     (label_a, a): (&str, &[ScenarioOutcome]),
     (label_b, b): (&str, &[ScenarioOutcome]),
 ) -> BuildComparison {
-    let by_name = |list: &[ScenarioOutcome]| -> BTreeMap<String, ScenarioOutcome> {
-        list.iter().map(|o| (o.name.clone(), o.clone())).collect()
-    };
+    fn by_name(list: &[ScenarioOutcome]) -> BTreeMap<&str, &ScenarioOutcome> {
+        list.iter().map(|o| (o.name.as_str(), o)).collect()
+    }
     let (a_map, b_map) = (by_name(a), by_name(b));
-    let names: BTreeSet<&String> = a_map.keys().chain(b_map.keys()).collect();
+    let names: BTreeSet<&str> = a_map.keys().chain(b_map.keys()).copied().collect();
     let mut rows: Vec<ScenarioRow> = names
         .into_iter()
         .map(|name| {
-            let (oa, ob) = (a_map.get(name), b_map.get(name));
+            let (oa, ob) = (a_map.get(name).copied(), b_map.get(name).copied());
             let verdict = |o: Option<&ScenarioOutcome>, check: CheckName| {
                 o.and_then(|o| o.checks.iter().find(|c| c.check == check))
                     .map(|c| (c.verdict, c.reason.clone()))
@@ -119,7 +119,7 @@ pub fn compare_builds(
                 }
             }
             ScenarioRow {
-                name: name.clone(),
+                name: name.to_owned(),
                 a: oa.map(side),
                 b: ob.map(side),
                 checks: order

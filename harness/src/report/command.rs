@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use super::BINARIES_FILE;
 use super::build_compare::compare_builds;
 use super::merge::{merge_shards, read_outcomes};
+use crate::switch::binaries::BinariesRecord;
 
 /// Flags of `harness report`.
 #[derive(Debug, clap::Args)]
@@ -80,21 +81,25 @@ fn run_compare(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
     let ((label_a, a), (label_b, b)) = (read(a)?, read(b)?);
     let comparison = compare_builds((&label_a, &a), (&label_b, &b));
     std::fs::write(out, comparison.html()).with_context(|| format!("writing {}", out.display()))?;
-    print!("{}", comparison.text());
-    println!("wrote {}", out.display());
-    Ok(())
+    let table = format!("{}wrote {}\n", comparison.text(), out.display());
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), table.as_bytes()) {
+        // Piped into `head`: the page is written; a closed stdout is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing the table to stdout")
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The directory and, when the build recorded them, the CCM binary and version it tested.
 fn build_label(dir: &Path) -> String {
     let ccm = std::fs::read_to_string(dir.join("artifacts").join(BINARIES_FILE))
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| {
-            let ccm = v.get("cloud-controller-manager")?;
-            let path = ccm.get("path")?.as_str()?.to_owned();
-            let version = ccm.get("version").and_then(|v| v.as_str()).unwrap_or("?");
-            Some(format!("{path} {version}"))
+        .and_then(|t| serde_json::from_str::<BinariesRecord>(&t).ok())
+        .map(|r| {
+            let ccm = r.cloud_controller_manager;
+            let version = ccm.version.as_deref().unwrap_or("?");
+            format!("{} {version}", ccm.path.display())
         });
     match ccm {
         Some(ccm) => format!("{} (CCM {ccm})", dir.display()),

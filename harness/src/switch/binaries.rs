@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::roster::ManagerKind;
 use crate::supervisor::{LookupError, find_binary};
@@ -37,7 +37,7 @@ pub struct ManagerBinaries {
 }
 
 /// One binary as recorded in a run's artifacts (`binaries.json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BinaryRecord {
     /// Absolute path of the binary the run started.
@@ -50,7 +50,7 @@ pub struct BinaryRecord {
 }
 
 /// The binaries of a run, for `binaries.json` (so a report says what was tested).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct BinariesRecord {
     /// The cloud-controller-manager.

@@ -225,27 +225,19 @@ fn two_builds_compared_through_the_binary_list_the_differing_scenario_first() {
     let scratch = Scratch::new("compare");
     let suite = ["01-a", "02-b"];
     let (a, b) = (scratch.0.join("a"), scratch.0.join("b"));
-    let whole = Shard { index: 1, count: 1 };
-    shard_build(
-        &a,
-        whole,
-        &suite,
-        &[
-            outcome("01-a", START_MS, Verdict::Pass, &a),
-            outcome("02-b", START_MS + 10_000, Verdict::Pass, &a),
-        ],
-        START_MS,
-    );
-    shard_build(
-        &b,
-        whole,
-        &suite,
-        &[
-            outcome("01-a", START_MS, Verdict::Pass, &b),
-            outcome("02-b", START_MS + 10_000, Verdict::Fail, &b),
-        ],
-        START_MS,
-    );
+    // Two whole-suite builds; 02-b passes in A and fails in B.
+    for (dir, second) in [(&a, Verdict::Pass), (&b, Verdict::Fail)] {
+        shard_build(
+            dir,
+            Shard { index: 1, count: 1 },
+            &suite,
+            &[
+                outcome("01-a", START_MS, Verdict::Pass, dir),
+                outcome("02-b", START_MS + 10_000, second, dir),
+            ],
+            START_MS,
+        );
+    }
     let page = scratch.0.join("compare.html");
     let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
     let out = harness(&[
